@@ -1,0 +1,123 @@
+// Tests for the shared lexical analyser and language detection, on hand-written samples and on the
+// XQuAD queries (12 languages) from ../shared/data.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { analyze, detectLanguage, initAnalysis } from './analyzer.ts';
+import { splitPieces } from './segment.ts';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const beir = path.resolve(repoRoot, '../shared/data/beir');
+
+function queries(lang: string): string[] {
+  const file = path.join(beir, `xquad-${lang}`, 'queries.jsonl');
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as { text: string }).text);
+}
+
+before(async () => {
+  await initAnalysis();
+});
+
+test('English stemming conflates inflections and keeps numbers', () => {
+  const [a, b, c] = [analyze('running', 'en'), analyze('runs', 'en'), analyze('Run', 'en')];
+  assert.deepEqual(a, b);
+  assert.deepEqual(a, c);
+  assert.deepEqual(analyze('Studies of 3.14 and COVID-19 in 2024', 'en'), ['studi', 'of', '3.14', 'and', 'covid', '19', 'in', '2024']);
+  // Without a language no stemming happens, only lowercasing and folding.
+  assert.deepEqual(analyze('Running Cafés', null), ['running', 'cafes']);
+});
+
+test('duplicates are kept in text order (BM25 term frequency)', () => {
+  assert.deepEqual(analyze('the cat and the hat', 'en'), ['the', 'cat', 'and', 'the', 'hat']);
+});
+
+test('German and French: stemmed with accents, then folded', () => {
+  assert.deepEqual(analyze('Die Häuser', 'de'), analyze('die Haus', 'de'));
+  assert.deepEqual(analyze('Straße', 'de'), analyze('strasse', 'de'));
+  assert.deepEqual(analyze('Éléphants', 'fr'), analyze('éléphant', 'fr'));
+  // Folding makes unaccented queries match accented text.
+  assert.deepEqual(analyze('élève naïve', null), ['eleve', 'naive']);
+  assert.deepEqual(analyze('Ärger Œuvre Łódź', null), ['arger', 'oeuvre', 'lodz']);
+});
+
+test('typographic apostrophe behaves like the ASCII one', () => {
+  assert.deepEqual(analyze('John\u2019s', 'en'), analyze("John's", 'en'));
+});
+
+test('Chinese and Japanese runs become character bigrams; a lone character stays a unigram', () => {
+  assert.deepEqual(analyze('北京天安门', 'zh'), ['北京', '京天', '天安', '安门']);
+  assert.deepEqual(analyze('我，爱', 'zh'), ['我', '爱']);
+  assert.deepEqual(analyze('Sky Digital是什么', 'zh'), ['sky', 'digital', '是什', '什么']);
+  assert.deepEqual(analyze('日本語です', 'ja'), ['日本', '本語', '語で', 'です']);
+});
+
+test('Korean words become character bigrams', () => {
+  assert.deepEqual(analyze('한국어 텍스트를 수', 'ko'), ['한국', '국어', '텍스', '스트', '트를', '수']);
+});
+
+test('Thai is segmented into words by Intl.Segmenter', () => {
+  assert.deepEqual(analyze('ภาษาไทยเป็นภาษาที่ยาก', 'th'), ['ภาษา', 'ไทย', 'เป็น', 'ภาษา', 'ที่', 'ยาก']);
+});
+
+test('Hindi keeps its vowel signs and nukta (no folding of Devanagari marks)', () => {
+  const text = 'पैंथर्स डिफ़ेंस ने कितने अंक दिए?';
+  const terms = analyze(text, 'hi');
+  assert.deepEqual(terms, ['पैंथर्स', 'डिफ़ेंस', 'ने', 'कितने', 'अंक', 'दिए']);
+  assert.ok(terms[0].includes('\u0948')); // ै vowel sign survived
+  assert.ok(terms[1].includes('\u093c')); // nukta survived
+});
+
+test('Arabic is stemmed, not mangled into marks-stripped fragments', () => {
+  const terms = analyze('كم نقطة تخلى عنها دفاع البانثرز؟', 'ar');
+  assert.equal(terms.length, 6);
+  for (const t of terms) assert.match(t, /^\p{sc=Arabic}+$/u);
+  // Unstemmed analysis keeps the words as written.
+  assert.deepEqual(analyze('دفاع البانثرز', null), ['دفاع', 'البانثرز']);
+});
+
+test('Greek and Cyrillic are folded (tonos, final sigma, ё)', () => {
+  assert.deepEqual(analyze('άμυνα Πάνθερς', null), ['αμυνα', 'πανθερσ']);
+  assert.deepEqual(analyze('ёлка', null), ['елка']);
+});
+
+test('long text is analysed in pieces with the same terms as short text', () => {
+  const sentence = 'Alterations of the architecture of cerebral white matter in the developing human brain. ';
+  const long = sentence.repeat(200);
+  const pieces = splitPieces(long);
+  assert.ok(pieces.length > 1);
+  assert.equal(pieces.join(''), long);
+  for (const p of pieces) assert.ok(p.length <= 2000);
+  const one = analyze(sentence, 'en');
+  assert.deepEqual(analyze(long, 'en'), Array.from({ length: 200 }, () => one).flat());
+  const cjk = '北京天安门'.repeat(1000);
+  assert.ok(splitPieces(cjk).every((p) => p.length <= 2000));
+});
+
+test('terms never contain whitespace; empty input gives no terms', () => {
+  assert.deepEqual(analyze('', 'en'), []);
+  assert.deepEqual(analyze('  ... !!! ', 'en'), []);
+  for (const t of analyze('a\u00a0b\u3000c\td\ne', null)) assert.doesNotMatch(t, /\s/u);
+});
+
+test('detectLanguage on XQuAD queries of 12 languages', () => {
+  for (const lang of ['ar', 'de', 'el', 'en', 'es', 'hi', 'ro', 'ru', 'th', 'tr', 'vi', 'zh']) {
+    const qs = queries(lang);
+    const hits = qs.filter((q) => detectLanguage(q).code === lang).length;
+    const acc = hits / qs.length;
+    assert.ok(acc >= 0.95, `${lang}: accuracy ${acc.toFixed(3)}`);
+  }
+  const de = detectLanguage('Wie viele Punkte gab die Verteidigung der Panthers ab?');
+  assert.deepEqual(de, { code: 'de', bcp47: 'de', reliable: true });
+});
+
+test('short or letterless text gives und', () => {
+  for (const t of ['', 'ok', 'hello world', 'The cat', '123 456 789 000', '!!! ???']) {
+    assert.deepEqual(detectLanguage(t), { code: null, bcp47: 'und', reliable: false }, t);
+  }
+});

@@ -1,0 +1,18 @@
+// Route tree of the project-scoped /docsearch/* surface (one file per endpoint).
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../../services.ts';
+import { registerIngestRoute } from './ingest.ts';
+import { registerSearchRoute } from './search.ts';
+import { registerSearchInDocRoute } from './search-in-doc.ts';
+import { registerDocsListRoute } from './docs-list.ts';
+import { registerDocsGetRoute } from './docs-get.ts';
+import { registerDocsDeleteRoute } from './docs-delete.ts';
+
+export async function registerDocsearchRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  await registerIngestRoute(app, services);
+  await registerSearchRoute(app, services);
+  await registerSearchInDocRoute(app, services);
+  await registerDocsListRoute(app, services);
+  await registerDocsGetRoute(app, services);
+  await registerDocsDeleteRoute(app, services);
+}

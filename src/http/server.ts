@@ -1,0 +1,69 @@
+// Builds the Fastify application: OpenAPI generation from the route schemas, the one error handler,
+// request ids, and the route tree under /v3 (spec: `{base_url}` ends in `/v3`). Each endpoint lives in its
+// own file under routes/ and exports `register(app, services)`.
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import crypto from 'node:crypto';
+import type { Services } from '../services.ts';
+import { errorHandler } from './error-handler.ts';
+import { projectScope } from './plugins/docsearch-scope.ts';
+import { ErrorBodySchema } from './schemas/common.ts';
+import { registerHealthRoutes } from './routes/health.ts';
+import { registerOpenApiRoute } from './routes/openapi.ts';
+import { registerProjectRoutes } from './routes/projects/index.ts';
+import { registerDocsearchRoutes } from './routes/docsearch/index.ts';
+import { registerJobRoutes } from './routes/jobs/index.ts';
+
+export type App = FastifyInstance;
+
+/**
+ * Create the HTTP server (not yet listening).
+ * @param services the container from app.ts
+ * @param opts.logger pino options or false (tests)
+ */
+export async function buildHttpServer(services: Services, opts: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger ?? { level: services.config.logLevel },
+    genReqId: (req) => (req.headers['x-request-id'] as string | undefined)?.slice(0, 64) || crypto.randomUUID(),
+    requestIdHeader: false,
+    bodyLimit: 1024 * 1024,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((request, reply) => {
+    void reply.status(404).send({ code: 'not_found', message: `No route for ${request.method} ${request.url}.`, status: 404 });
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addSchema(ErrorBodySchema);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'docsearch', version: '3.0.0', description: 'Document ingestion and hybrid retrieval (docsearch v3 interface).' },
+      servers: [{ url: '/' }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+
+  await registerHealthRoutes(app, services);
+  await app.register(async (v3) => {
+    await registerOpenApiRoute(v3);
+    await registerProjectRoutes(v3, services);
+    await v3.register(projectScope(services.auth, { requireDocsearch: true }, async (scoped) => {
+      await registerDocsearchRoutes(scoped, services);
+    }));
+    await v3.register(projectScope(services.auth, { requireDocsearch: false }, async (scoped) => {
+      await registerJobRoutes(scoped, services);
+    }));
+  }, { prefix: '/v3' });
+  // Clients of the modelled product address the status API at the root too (DESIGN.md §5).
+  await app.register(projectScope(services.auth, { requireDocsearch: false }, async (scoped) => {
+    await registerJobRoutes(scoped, services);
+  }));
+  return app;
+}

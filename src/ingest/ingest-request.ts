@@ -1,0 +1,168 @@
+// Validation of the ingest request headers (spec: POST /docsearch/ingest). Everything is checked
+// before a job or a blob is created, so a rejected request leaves nothing behind.
+import { AppError } from '../internal/errors.ts';
+import type { NetGuard } from '../internal/net-guard.ts';
+import { SUPPORTED_EXTENSIONS as SUPPORTED_DOTTED } from './parse/index.ts';
+
+/** Supported extensions without the dot (the parser table lists them as '.pdf'). */
+const SUPPORTED_EXTENSIONS: string[] = SUPPORTED_DOTTED.map((e: string) => e.replace(/^\./, ''));
+
+export interface IngestHeaders {
+  contentType?: string;
+  contentDisposition?: string;
+  contentLength?: string;
+  remoteUrl?: string;
+  baseUrl?: string;
+  completion?: string;
+  unencryptedStrings?: string;
+  attributes?: string;
+  attributeSchema?: string;
+  labels?: string;
+  metaInt1?: string;
+  metaInt2?: string;
+}
+
+export interface ValidatedIngest {
+  filename: string;
+  remoteUrl?: string;
+  baseUrl?: string;
+  completion?: { url: string; headers?: Record<string, string> };
+  unencryptedStrings: Record<string, string>;
+  attributesRaw: Record<string, unknown>;
+}
+
+/** Extension of a filename, lower-case, without the dot ('' when none). */
+export function extensionOf(filename: string): string {
+  const m = /\.([A-Za-z0-9]{1,8})$/.exec(filename);
+  return m ? m[1].toLowerCase() : '';
+}
+
+/**
+ * Filename from `Content-Disposition: attachment; filename="x.pdf"` (RFC 6266, incl. filename*=UTF-8'').
+ * @returns undefined when the header has no usable filename.
+ */
+export function filenameFromDisposition(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const star = /filename\*\s*=\s*(?:UTF-8|utf-8)''([^;]+)/.exec(header);
+  let name: string | undefined;
+  if (star) {
+    try { name = decodeURIComponent(star[1].trim()); } catch { name = undefined; }
+  }
+  if (!name) {
+    const m = /filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;\s]+))/i.exec(header);
+    name = m ? (m[1] ?? m[2])?.replace(/\\(.)/g, '$1') : undefined;
+  }
+  if (!name) return undefined;
+  name = name.split(/[\\/]/).pop()!.trim();
+  return name.length > 0 && name.length <= 255 ? name : undefined;
+}
+
+function parseJsonHeader(name: string, raw: string, max?: number): unknown {
+  if (max !== undefined && raw.length > max) {
+    throw new AppError('attribute_header_too_long', `${name} is ${raw.length} characters; at most ${max} are allowed.`, { header: name, max });
+  }
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw new AppError('invalid_header', `${name} must be a JSON object.`, { header: name });
+  }
+}
+
+/** Spec: at most 32 keys; key [A-Za-z0-9_] up to 64; value up to 1024; total up to 16384 characters. */
+export function validateUnencryptedStrings(raw: string | undefined): Record<string, string> {
+  if (raw === undefined || raw === '') return {};
+  const v = parseJsonHeader('X-Unencrypted-Strings', raw);
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+    throw new AppError('unencrypted_strings_invalid', 'X-Unencrypted-Strings must be a JSON object of string to string.');
+  }
+  const entries = Object.entries(v as Record<string, unknown>);
+  if (entries.length > 32) throw new AppError('unencrypted_strings_invalid', `X-Unencrypted-Strings has ${entries.length} keys; at most 32 are allowed.`);
+  let total = 0;
+  const out: Record<string, string> = {};
+  for (const [k, val] of entries) {
+    if (!/^[A-Za-z0-9_]{1,64}$/.test(k)) throw new AppError('unencrypted_strings_invalid', `X-Unencrypted-Strings key "${k.slice(0, 80)}" must be 1-64 characters of A-Z a-z 0-9 _.`);
+    if (typeof val !== 'string') throw new AppError('unencrypted_strings_invalid', `X-Unencrypted-Strings value of "${k}" must be a string.`);
+    if (val.length > 1024) throw new AppError('unencrypted_strings_invalid', `X-Unencrypted-Strings value of "${k}" is ${val.length} characters; at most 1024 are allowed.`);
+    const lower = k.toLowerCase();
+    if (lower in out) throw new AppError('unencrypted_strings_invalid', `X-Unencrypted-Strings key "${k}" appears twice (keys are case-insensitive).`);
+    total += k.length + val.length;
+    out[lower] = val;
+  }
+  if (total > 16384) throw new AppError('unencrypted_strings_invalid', `X-Unencrypted-Strings totals ${total} characters; at most 16384 are allowed.`);
+  return out;
+}
+
+function parseCompletion(raw: string | undefined, net: NetGuard): ValidatedIngest['completion'] {
+  if (!raw) return undefined;
+  let v: unknown;
+  if (raw.trim().startsWith('{')) v = parseJsonHeader('X-Completion', raw);
+  else v = { url: raw.trim() };
+  const obj = v as { url?: unknown; headers?: unknown };
+  if (typeof obj.url !== 'string') throw new AppError('invalid_header', 'X-Completion must be {"url": "...", "headers": {...}} or a URL.');
+  net.checkUrl(obj.url);
+  const headers: Record<string, string> = {};
+  if (obj.headers !== undefined) {
+    if (typeof obj.headers !== 'object' || obj.headers === null) throw new AppError('invalid_header', 'X-Completion headers must be an object of strings.');
+    for (const [k, val] of Object.entries(obj.headers)) {
+      if (typeof val !== 'string') throw new AppError('invalid_header', `X-Completion header ${k} must be a string.`);
+      headers[k] = val;
+    }
+  }
+  return { url: obj.url, headers };
+}
+
+/**
+ * Validate every ingest header.
+ * @throws AppError multipart_not_accepted (403), missing_filename / unsupported_media_type / invalid_header /
+ *         invalid_remote_url / unencrypted_strings_invalid (400), remote_url_forbidden (403), payload_too_large (413)
+ */
+export function validateIngestHeaders(h: IngestHeaders, net: NetGuard, maxUploadBytes: number): ValidatedIngest {
+  const ct = (h.contentType ?? '').toLowerCase();
+  if (ct.startsWith('multipart/')) {
+    throw new AppError('multipart_not_accepted', 'Multipart bodies are not accepted: send the file as application/octet-stream with Content-Disposition, or use X-Remote-URL.');
+  }
+  const remoteUrl = h.remoteUrl?.trim() || undefined;
+  const dispositionName = filenameFromDisposition(h.contentDisposition);
+  if (!remoteUrl && !h.contentDisposition) {
+    throw new AppError('missing_filename', 'Send either X-Remote-URL or Content-Disposition: attachment; filename="<name>.<ext>".');
+  }
+  if (!remoteUrl && !dispositionName) {
+    throw new AppError('missing_filename', 'Content-Disposition must carry a filename: attachment; filename="<name>.<ext>".');
+  }
+  let filename = dispositionName;
+  if (remoteUrl) {
+    const url = net.checkUrl(remoteUrl);
+    if (!filename) filename = decodeURIComponent(url.pathname.split('/').pop() || '') || url.hostname;
+  }
+  const ext = extensionOf(filename!);
+  if (dispositionName && !SUPPORTED_EXTENSIONS.includes(ext)) {
+    throw new AppError('unsupported_media_type', `Files of type ".${ext || '(none)'}" are not supported. Supported: ${SUPPORTED_EXTENSIONS.map((e) => '.' + e).join(' ')}.`, { supported: SUPPORTED_EXTENSIONS });
+  }
+  if (!remoteUrl) {
+    if (ct && ct !== 'application/octet-stream' && !ct.startsWith('application/octet-stream;')) {
+      throw new AppError('unsupported_media_type', `Raw uploads must be sent as Content-Type: application/octet-stream, not ${ct}.`);
+    }
+    const len = h.contentLength !== undefined ? Number(h.contentLength) : undefined;
+    if (len !== undefined && Number.isFinite(len) && len > maxUploadBytes) {
+      throw new AppError('payload_too_large', `The body is ${len} bytes; at most ${maxUploadBytes} are accepted. Use X-Remote-URL for larger files.`, { max_bytes: maxUploadBytes });
+    }
+    if (len === 0) throw new AppError('empty_body', 'The request body is empty.');
+  }
+  const baseUrl = h.baseUrl?.trim() || undefined;
+  if (baseUrl) net.checkUrl(baseUrl);
+  const attributesRaw: Record<string, unknown> = {};
+  if (h.attributes) {
+    const v = parseJsonHeader('X-Attributes', h.attributes, 2048);
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new AppError('invalid_header', 'X-Attributes must be a JSON object.');
+    Object.assign(attributesRaw, v);
+  }
+  if (h.attributeSchema) parseJsonHeader('X-Attribute-Schema', h.attributeSchema, 2048);
+  return {
+    filename: filename!,
+    remoteUrl,
+    baseUrl,
+    completion: parseCompletion(h.completion, net),
+    unencryptedStrings: validateUnencryptedStrings(h.unencryptedStrings),
+    attributesRaw,
+  };
+}

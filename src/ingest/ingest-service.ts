@@ -1,0 +1,102 @@
+// Accepting an ingest: validate the request, stream a raw body to the blob store (never whole in
+// memory; over the limit aborts at once with 413), and enqueue the job. Returns the spec's PublicJob.
+import crypto from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { AppError } from '../internal/errors.ts';
+import type { NetGuard } from '../internal/net-guard.ts';
+import type { BlobStore } from '../storage/blob-store.ts';
+import type { JobQueue, JobRow } from '../jobs/queue.ts';
+import { validateIngestHeaders, type IngestHeaders } from './ingest-request.ts';
+
+/** Spec `PublicJob`. */
+export interface PublicJob {
+  job_id: string;
+  created_at: string;
+  status: { job_id: string; status: JobRow['status']; code: number };
+  properties: { file: { filename: string; size: number }; base_url?: string };
+}
+
+/** Payload stored with an ingest job; everything the pipeline needs. */
+export interface IngestPayload {
+  namespace: string;
+  blobKey?: string;
+  remoteUrl?: string;
+  filename: string;
+  mediaType?: string;
+  baseUrl?: string;
+  completion?: { url: string; headers?: Record<string, string> };
+  unencryptedStrings: Record<string, string>;
+  attributes: Record<string, unknown>;
+}
+
+export const INGEST_JOB_KIND = 'ingest';
+
+/** Blob key of a job's original file. */
+export function originalBlobKey(projectId: string, jobId: string): string {
+  return `projects/${projectId}/originals/${jobId}`;
+}
+
+/** Render a job row as the spec's PublicJob. */
+export function toPublicJob(job: JobRow): PublicJob {
+  const out: PublicJob = {
+    job_id: job.id,
+    created_at: job.created_at,
+    status: { job_id: job.id, status: job.status, code: job.code },
+    properties: { file: { filename: job.filename, size: Number(job.size) } },
+  };
+  if (job.base_url) out.properties.base_url = job.base_url;
+  return out;
+}
+
+export class IngestService {
+  constructor(private readonly deps: { blobs: BlobStore; queue: JobQueue; net: NetGuard; maxUploadBytes: number }) {}
+
+  /**
+   * Create an ingestion job.
+   * @param ctx   the caller's project
+   * @param h     request headers (see IngestHeaders)
+   * @param body  the raw request body stream (ignored when X-Remote-URL is used)
+   * @throws AppError 400/403/413 as validateIngestHeaders documents; empty_body (400) for a 0-byte upload
+   */
+  async createJob(ctx: { projectId: string; namespace: string }, h: IngestHeaders, body: Readable | null): Promise<PublicJob> {
+    const v = validateIngestHeaders(h, this.deps.net, this.deps.maxUploadBytes);
+    const jobId = crypto.randomUUID();
+    let size = 0;
+    let blobKey: string | undefined;
+    if (!v.remoteUrl) {
+      if (!body) throw new AppError('empty_body', 'The request body is empty.');
+      blobKey = originalBlobKey(ctx.projectId, jobId);
+      const max = this.deps.maxUploadBytes;
+      size = await this.deps.blobs.put(blobKey, body, {
+        maxBytes: max,
+        onLimit: () => new AppError('payload_too_large', `The body exceeds ${max} bytes. Use X-Remote-URL for larger files.`, { max_bytes: max }),
+      });
+      if (size === 0) {
+        await this.deps.blobs.delete(blobKey);
+        throw new AppError('empty_body', 'The request body is empty.');
+      }
+    } else if (body) {
+      body.resume(); // the body is optional with X-Remote-URL; discard it
+    }
+    const payload: IngestPayload = {
+      namespace: ctx.namespace,
+      blobKey,
+      remoteUrl: v.remoteUrl,
+      filename: v.filename,
+      baseUrl: v.baseUrl,
+      completion: v.completion,
+      unencryptedStrings: v.unencryptedStrings,
+      attributes: v.attributesRaw,
+    };
+    try {
+      const job = await this.deps.queue.enqueue({
+        id: jobId, projectId: ctx.projectId, kind: INGEST_JOB_KIND, filename: v.filename, size,
+        baseUrl: v.baseUrl ?? null, docId: crypto.randomUUID(), payload: payload as unknown as Record<string, unknown>,
+      });
+      return toPublicJob(job);
+    } catch (err) {
+      if (blobKey) await this.deps.blobs.delete(blobKey).catch(() => undefined);
+      throw err;
+    }
+  }
+}

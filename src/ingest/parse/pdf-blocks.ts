@@ -1,0 +1,184 @@
+// Typography half of the PDF parser: turns reading-ordered lines of all pages into Blocks. Running
+// headers/footers (same text, digits ignored, near the same y on many pages) and bare page numbers are
+// dropped; the body font size is the character-weighted median line size; lines clearly larger than
+// it (≥ 1.18×) are headings, levelled by distinct size (largest = 1), and short body-size lines
+// numbered like "3.1 Title" are headings one level per number below them; paragraphs break at column/band
+// changes, size changes, vertical gaps > 1.6× the font size, first-line indents and short
+// sentence-final lines; bullet/number-led lines form list blocks; hyphenated line ends are re-joined.
+import type { Line } from './pdf-layout.ts';
+import type { Block } from './types.ts';
+
+// Bullets include private-use glyphs (Wingdings/Symbol bullets extracted without a Unicode mapping).
+const BULLET = /^([•●○◦▪■□➢►▸‣⁃–\-\uf0a7\uf0b7\uf06e\uf0d8\uf0fc\ue000-\uf8ff])\s*(?=\S)/;
+const NUMBERED = /^(\(?\d{1,3}[.)]|\(?[a-z][.)]|\([ivx]{1,4}\))\s+/;
+const PAGE_NUMBER = /^((page\s+)?[-–]?\s*\d{1,4}\s*[-–]?(\s*(of|\/)\s*\d{1,4})?|[ivxlc]{1,7})$/i;
+const NUMBERED_HEADING = /^(\d{1,2}(?:\.\d{1,2})+)\.?\s+\p{Lu}[^.!?;,:]{0,70}$/u;
+const CJK = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]/;
+
+/** Character-weighted median of line font sizes. */
+export function bodyFontSize(lines: Line[]): number {
+  const sized = lines.map((l) => ({ size: l.size, n: l.text.length })).sort((a, b) => a.size - b.size);
+  const total = sized.reduce((s, x) => s + x.n, 0);
+  let acc = 0;
+  for (const x of sized) {
+    acc += x.n;
+    if (acc >= total / 2) return x.size;
+  }
+  return sized.at(-1)?.size ?? 10;
+}
+
+/** Drop running headers/footers and bare page numbers in the top/bottom 12% of each page. */
+export function dropPageFurniture(lines: Line[], pageHeights: Map<number, number>, pageCount: number): Line[] {
+  const inMargin = (l: Line) => {
+    const h = pageHeights.get(l.page) ?? 792;
+    return l.y > h * 0.88 || l.y < h * 0.12;
+  };
+  const keyOf = (l: Line) => `${Math.round(l.y / 6)}|${l.text.toLowerCase().replace(/\d+/g, '#')}`;
+  const pagesByKey = new Map<string, Set<number>>();
+  for (const l of lines) {
+    if (!inMargin(l)) continue;
+    const k = keyOf(l);
+    if (!pagesByKey.has(k)) pagesByKey.set(k, new Set());
+    pagesByKey.get(k)!.add(l.page);
+  }
+  const repeatedMin = 3;
+  return lines.filter((l) => {
+    if (!/[\p{L}\p{N}]/u.test(l.text)) return false; // pseudo-graphics, stray symbols
+    if (!inMargin(l)) return true;
+    if (PAGE_NUMBER.test(l.text)) return false;
+    return pageCount < 3 || (pagesByKey.get(keyOf(l))?.size ?? 0) < repeatedMin;
+  });
+}
+
+/** Append a line's text to a paragraph, re-joining words hyphenated across the line break. */
+function appendLine(text: string, next: string): string {
+  if (!text) return next;
+  if (/\p{L}-$/u.test(text) && /^\p{Ll}/u.test(next)) return text.slice(0, -1) + next;
+  if (/\p{L}-$/u.test(text) && /^\p{Lu}/u.test(next)) return text + next; // "Trace-" + "Monkey
+  if (CJK.test(text.slice(-1)) && CJK.test(next[0] ?? '')) return text + next;
+  return `${text} ${next}`;
+}
+
+interface Draft {
+  kind: 'paragraph' | 'heading' | 'list';
+  /** Level for numbered body-size headings ("3.1 Traces"); size-based headings use the size map. */
+  level?: number;
+  page: number;
+  size: number;
+  items: string[];
+  last: Line;
+  maxX1: number;
+}
+
+/** Lines at least this much larger than the body size are heading candidates. */
+const HEADING_RATIO = 1.18;
+
+/**
+ * Heading level per heading font size (sizes within 0.6 pt share a level), largest = 1. Only sizes
+ * that recur (≥ 2 lines) past page 1 define levels — a heading style is reused, while cover pages and
+ * chapter-number ornaments use one-off sizes; any other size takes the level of the nearest defining
+ * size at or above it, or level 1 when it is larger than all of them.
+ */
+function headingLevels(lines: Line[], body: number): Map<number, number> {
+  const heads = lines.filter((l) => l.size >= body * HEADING_RATIO && l.text.length <= 200);
+  const later = heads.some((l) => l.page > 1) ? heads.filter((l) => l.page > 1) : heads;
+  const counts = new Map<number, number>();
+  for (const l of later) counts.set(l.size, (counts.get(l.size) ?? 0) + 1);
+  const recurring = [...counts].filter(([, n]) => n >= 2).map(([size]) => size);
+  const sizes = (recurring.length ? recurring : [...counts.keys()]).sort((a, b) => b - a);
+  const ranked: Array<[number, number]> = [];
+  let level = 0;
+  let prev = Infinity;
+  for (const size of sizes) {
+    if (prev - size > 0.6) level++;
+    ranked.push([size, Math.min(level, 6)]);
+    prev = size;
+  }
+  const levels = new Map<number, number>(ranked);
+  for (const l of heads) {
+    if (levels.has(l.size)) continue;
+    const above = ranked.filter(([size]) => size >= l.size - 0.6).at(-1);
+    levels.set(l.size, above ? above[1] : 1);
+  }
+  return levels;
+}
+
+function finish(d: Draft, levels: Map<number, number>): Block | null {
+  if (d.kind === 'list') {
+    return { kind: 'list', text: d.items.map((t) => (NUMBERED.test(t) ? t : `- ${t}`)).join('\n'), page: d.page };
+  }
+  const text = d.items[0].trim();
+  if (!text) return null;
+  if (d.kind === 'heading') {
+    const words = text.split(/\s+/).length;
+    const commas = (text.match(/,/g) ?? []).length;
+    if (words <= 25 && commas < 3 && /\p{L}/u.test(text)) {
+      return { kind: 'heading', text, level: d.level ?? levels.get(d.size) ?? 1, page: d.page };
+    }
+  }
+  return { kind: 'paragraph', text, page: d.page };
+}
+
+/** Blocks from reading-ordered lines of the whole document (see the header for the rules). */
+export function linesToBlocks(lines: Line[]): Block[] {
+  const body = bodyFontSize(lines);
+  const levels = headingLevels(lines, body);
+  const blocks: Block[] = [];
+  let draft: Draft | null = null;
+  const flush = () => {
+    if (draft) {
+      const b = finish(draft, levels);
+      if (b) blocks.push(b);
+    }
+    draft = null;
+  };
+  // Body-size numbered headings ("3.1 Traces", often bold) sit one level per number below the
+  // deepest size-based heading level.
+  const deepest = Math.max(0, ...levels.values());
+  const numberedLevel = (line: Line): number | undefined => {
+    const m = NUMBERED_HEADING.exec(line.text);
+    if (!m || Math.abs(line.size - body) > 0.75 || line.text.split(/\s+/).length > 10) return undefined;
+    return Math.min(6, Math.max(1, deepest) + m[1].split('.').filter(Boolean).length - 1);
+  };
+  for (const line of lines) {
+    const numLevel = numberedLevel(line);
+    const isHeading = (line.size >= body * HEADING_RATIO && line.text.length <= 200) || numLevel !== undefined;
+    const bullet = BULLET.exec(line.text);
+    const numbered = !bullet && NUMBERED.test(line.text) && !isHeading;
+    const d = draft as Draft | null;
+    let newBlock = !d;
+    if (d) {
+      const prev = d.last;
+      const gap = prev.y - line.y;
+      const em = Math.max(prev.size, line.size);
+      newBlock =
+        d.level !== undefined || numLevel !== undefined ||
+        line.page !== prev.page || line.column !== prev.column || line.band !== prev.band ||
+        (d.kind === 'heading') !== isHeading || Math.abs(line.size - prev.size) > 0.75 ||
+        gap > em * 1.6 || gap < -em * 0.5 ||
+        (d.kind !== 'list' && !isHeading && line.x0 > prev.x0 + em * 0.8 && line.x0 - prev.x0 < em * 4) ||
+        (d.kind === 'paragraph' && /[.!?:]["')\]]?$/.test(prev.text) && prev.x1 < d.maxX1 - em * 2);
+      if ((bullet || numbered) && d.kind === 'list') {
+        // The next item of a list: items are often spaced wider than lines, so allow a larger gap.
+        newBlock = line.page !== prev.page || line.column !== prev.column || line.band !== prev.band ||
+          gap > em * 2.8 || gap < -em * 0.5;
+      } else if (bullet || numbered) newBlock = true;
+    }
+    if (newBlock) {
+      flush();
+      draft = {
+        kind: bullet || numbered ? 'list' : isHeading ? 'heading' : 'paragraph',
+        level: numLevel,
+        page: line.page, size: line.size, items: [''], last: line, maxX1: line.x1,
+      };
+    }
+    const cur = draft as unknown as Draft;
+    if (cur.kind === 'list' && (bullet || numbered) && cur.items.at(-1)) cur.items.push('');
+    const text = bullet ? line.text.slice(bullet[0].length) : line.text;
+    cur.items[cur.items.length - 1] = appendLine(cur.items[cur.items.length - 1], text);
+    cur.last = line;
+    cur.maxX1 = Math.max(cur.maxX1, line.x1);
+  }
+  flush();
+  return blocks;
+}

@@ -1,0 +1,172 @@
+// The ingest pipeline run by a worker for one job: load the bytes (blob or remote URL) -> parse ->
+// chunk -> analyse + embed -> write chunks to the namespace index -> commit the document row. The
+// document becomes visible only at that last step; chunks written by an earlier, interrupted attempt of
+// the same job are removed first, so a retry never duplicates (DESIGN.md §2 two-store consistency).
+import { Readable } from 'node:stream';
+import type { Logger } from 'pino';
+import { AppError, isAppError } from '../internal/errors.ts';
+import type { NetGuard } from '../internal/net-guard.ts';
+import type { BlobStore } from '../storage/blob-store.ts';
+import type { ControlPlane } from '../storage/db.ts';
+import { nowIso } from '../storage/db.ts';
+import type { ChunkRecord, NamespaceIndex } from '../storage/namespace-index.ts';
+import type { Embedder } from '../models/embedder.ts';
+import type { JobRow, JobOutcome } from '../jobs/queue.ts';
+import { RetryableError } from '../jobs/worker.ts';
+import { analyze, detectLanguage } from '../analysis/analyzer.ts';
+import { parseDocument } from './parse/index.ts';
+import { ParseError } from './parse/types.ts';
+import { chunkDocument } from './chunking/chunker.ts';
+import { extensionOf } from './ingest-request.ts';
+import { originalBlobKey, type IngestPayload } from './ingest-service.ts';
+
+export interface PipelineDeps {
+  cp: ControlPlane;
+  blobs: BlobStore;
+  index: NamespaceIndex;
+  embedder: Embedder;
+  net: NetGuard;
+  maxRemoteBytes: number;
+  logger: Logger;
+  /** Called after a document was committed, so index maintenance can be scheduled. */
+  onDocumentCommitted?: (namespace: string) => void;
+}
+
+const MEDIA_TYPE_EXT: Record<string, string> = {
+  'application/pdf': 'pdf', 'text/html': 'html', 'application/xhtml+xml': 'html', 'text/plain': 'txt',
+  'text/markdown': 'md', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
+};
+
+const EMBED_BATCH = 64;
+
+function failed(code: number, errorCode: string, errorMessage: string): JobOutcome {
+  return { status: 'failed', code, errorCode, errorMessage };
+}
+
+/** Download X-Remote-URL through the SSRF guard; returns bytes, final URL and media type. */
+async function fetchRemote(deps: PipelineDeps, url: string, signal: AbortSignal): Promise<{ data: Buffer; finalUrl: string; mediaType?: string; dispositionName?: string } | JobOutcome> {
+  let res;
+  try {
+    res = await deps.net.fetch(url, { signal, timeoutMs: 60_000 });
+  } catch (err) {
+    if (isAppError(err)) return failed(424, err.code, err.message);
+    throw new RetryableError(`fetching ${url} failed: ${(err as Error).message}`);
+  }
+  if (res.statusCode >= 500) {
+    await res.body.dump();
+    throw new RetryableError(`fetching ${url} answered ${res.statusCode}`);
+  }
+  if (res.statusCode >= 400) {
+    await res.body.dump();
+    return failed(424, 'remote_fetch_failed', `Fetching the remote URL answered HTTP ${res.statusCode}.`);
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of res.body) {
+    total += (chunk as Buffer).length;
+    if (total > deps.maxRemoteBytes) {
+      res.body.destroy();
+      return failed(413, 'payload_too_large', `The remote file exceeds ${deps.maxRemoteBytes} bytes.`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  const ct = String(res.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase() || undefined;
+  const cd = String(res.headers['content-disposition'] ?? '');
+  const m = /filename\s*=\s*"?([^";]+)"?/i.exec(cd);
+  return { data: Buffer.concat(chunks), finalUrl: res.url, mediaType: ct, dispositionName: m?.[1] };
+}
+
+/**
+ * Run one ingest job to a terminal outcome.
+ * @returns done (200) with the committed doc id, or failed with a 4xx code when the input is at fault.
+ * @throws RetryableError for transient failures (network, 5xx from the remote); other errors -> 500.
+ */
+export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: AbortSignal): Promise<JobOutcome & { docId?: string }> {
+  const payload = JSON.parse(job.payload) as IngestPayload;
+  const docId = job.doc_id!;
+  const ns = payload.namespace;
+  // A previous attempt may have committed just before dying: then the job is done.
+  const existing = await deps.cp.db.selectFrom('documents').select('doc_id')
+    .where('project_id', '=', job.project_id).where('source_job_id', '=', job.id).executeTakeFirst();
+  if (existing) return { status: 'done', code: 200, docId: existing.doc_id };
+
+  let data: Buffer;
+  let filename = payload.filename;
+  let canonicalUrl = '';
+  let mediaType = payload.mediaType;
+  const blobKey = payload.blobKey ?? originalBlobKey(job.project_id, job.id);
+  if (payload.remoteUrl) {
+    const r = await fetchRemote(deps, payload.remoteUrl, signal);
+    if ('status' in r) return r;
+    data = r.data;
+    canonicalUrl = r.finalUrl;
+    mediaType = r.mediaType;
+    if (r.dispositionName) filename = r.dispositionName;
+    if (!extensionOf(filename) && mediaType && MEDIA_TYPE_EXT[mediaType]) filename = `${filename}.${MEDIA_TYPE_EXT[mediaType]}`;
+    await deps.blobs.put(blobKey, Readable.from([data]));
+    await deps.cp.db.updateTable('jobs').set({ size: data.length, filename }).where('id', '=', job.id).execute();
+  } else {
+    data = await deps.blobs.get(blobKey);
+  }
+  if (data.length === 0) return failed(422, 'empty_document', 'The file is empty.');
+
+  let parsed;
+  try {
+    parsed = await parseDocument({ data, filename, mediaType });
+  } catch (err) {
+    if (err instanceof ParseError) return failed(err.jobCode, err.errorCode, err.message);
+    throw err;
+  }
+  if (signal.aborted) return failed(500, 'aborted', 'aborted');
+  const chunked = chunkDocument(parsed);
+  if (chunked.chunks.length === 0) {
+    return failed(422, 'no_extractable_text', 'No text could be extracted from the file.');
+  }
+  const sample = chunked.chunks.map((c) => c.content).join('\n').slice(0, 20_000);
+  const lang = detectLanguage(sample);
+  const texts = chunked.chunks.map((c) => (c.heading_path.length ? c.heading_path.join(' > ') + '\n' : '') + c.content);
+  const vectors: Float32Array[] = [];
+  for (let i = 0; i < texts.length; i += EMBED_BATCH) {
+    if (signal.aborted) return failed(500, 'aborted', 'aborted');
+    vectors.push(...(await deps.embedder.embedDocuments(texts.slice(i, i + EMBED_BATCH))));
+  }
+  const rows: ChunkRecord[] = chunked.chunks.map((c, i) => ({
+    id: `${docId}:${c.chunk_index}`,
+    doc_id: docId,
+    source_job_id: job.id,
+    chunk_index: c.chunk_index,
+    chunkset_index: c.chunkset_index,
+    page_start: c.page_start,
+    page_end: c.page_end,
+    heading_path: c.heading_path.join(' > '),
+    content: c.content,
+    tokens: analyze(texts[i], lang.code).join(' '),
+    token_count: c.token_count,
+    vector: vectors[i],
+  }));
+  await deps.index.deleteByJob(ns, job.id);
+  await deps.index.addChunks(ns, rows, deps.embedder.signature);
+  if (signal.aborted) {
+    await deps.index.deleteByJob(ns, job.id).catch(() => undefined);
+    return failed(500, 'aborted', 'aborted');
+  }
+  const title = (parsed.title && parsed.title.trim()) || filename;
+  await deps.cp.db.insertInto('documents').values({
+    project_id: job.project_id, doc_id: docId, state: 'visible', title: title.slice(0, 500), language: lang.bcp47,
+    filename, canonical_url: canonicalUrl, content_type: mediaType ?? '', pages: parsed.pages,
+    chunkset_count: chunked.chunksetCount, chunk_count: rows.length, image_count: chunked.imageCount,
+    table_count: chunked.tableCount, ingested_at: nowIso(), source_job_id: job.id, bm25_state: 'pending',
+    blob_key: blobKey, size: data.length, attributes: JSON.stringify(payload.attributes ?? {}),
+    unencrypted_strings: JSON.stringify(payload.unencryptedStrings ?? {}),
+  }).execute();
+  deps.onDocumentCommitted?.(ns);
+  return { status: 'done', code: 200, docId };
+}
+
+/** Remove whatever a failed job left in the data plane (chunks of its attempt). */
+export async function cleanupFailedJob(deps: PipelineDeps, job: JobRow): Promise<void> {
+  const payload = JSON.parse(job.payload) as IngestPayload;
+  await deps.index.deleteByJob(payload.namespace, job.id).catch((err) => {
+    if (!(err instanceof AppError)) deps.logger.warn({ err, job_id: job.id }, 'cleanup of failed job chunks failed');
+  });
+}

@@ -1,0 +1,38 @@
+// Process entry point: parse configuration once, build the app, listen, and shut down gracefully on
+// SIGINT/SIGTERM (in-flight requests finish, running jobs are released for the next start).
+import { loadConfig } from './internal/config.ts';
+import { createApp } from './app.ts';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    console.error((err as Error).message);
+    process.exit(2);
+  }
+  const app = await createApp(config);
+  const log = app.services.logger;
+  if (config.role !== 'worker') {
+    await app.http.listen({ port: config.port, host: config.host });
+  }
+  if (config.role !== 'api') app.startWorkers();
+  log.info({ port: config.port, role: config.role, dataDir: config.dataDir, controlPlane: app.services.cp.dialect }, 'docsearch started');
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 30_000);
+    force.unref();
+    await app.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,123 @@
+// Document-level scoping of a search against the control plane (DESIGN.md §2 "two-store consistency"):
+// the data plane may briefly hold chunks of a half-ingested or being-deleted document, so only documents
+// whose control-plane row is `visible` may appear. This module turns the request's document filters
+// (doc_filter, doc_ids, exclude_doc_ids, unencrypted_strings_match, attribute filters) into a ChunkFilter
+// prefilter, and looks up the visible rows of candidate documents.
+import type { ControlPlane } from '../storage/db.ts';
+import type { ChunkFilter } from '../storage/namespace-index.ts';
+import { AppError } from '../internal/errors.ts';
+import type { SearchRequest } from './types.ts';
+
+export interface VisibleDoc {
+  doc_id: string;
+  title: string;
+  canonical_url: string;
+}
+
+/** Outcome of scoping: a prefilter, or `matchNothing` when the filters provably exclude everything. */
+export interface Scope {
+  filter: ChunkFilter;
+  matchNothing: boolean;
+}
+
+/**
+ * Case-insensitive glob match of `unencrypted_strings_match` (spec): `*` any run, `?` one character,
+ * everything else literal; a pattern without wildcards is an exact (case-insensitive) match.
+ */
+export function globMatch(pattern: string, value: string): boolean {
+  const re = pattern.replace(/[.+^${}()|[\]\\*?]/g, (ch) => (ch === '*' ? '.*' : ch === '?' ? '.' : `\\${ch}`));
+  return new RegExp(`^${re}$`, 'isu').test(value);
+}
+
+/** True when a document's unencrypted strings satisfy every key → pattern pair (keys case-insensitive). */
+export function matchesUnencryptedStrings(strings: Record<string, string>, match: Record<string, string>): boolean {
+  const lower = new Map(Object.entries(strings).map(([k, v]) => [k.toLowerCase(), v]));
+  return Object.entries(match).every(([k, pattern]) => {
+    const v = lower.get(k.toLowerCase());
+    return v !== undefined && globMatch(pattern, v);
+  });
+}
+
+/**
+ * True when the request carries a typed-attribute condition (attribute_filters or a legacy meta_* field).
+ * No attribute exists in any project yet, and the spec says a filter naming an attribute the project has
+ * never used matches nothing, so such a request has an empty result.
+ */
+export function hasAttributeConditions(req: SearchRequest): boolean {
+  return (req.attribute_filters?.length ?? 0) > 0
+    || (req.meta_tags_any?.length ?? 0) > 0
+    || (req.meta_tags_all?.length ?? 0) > 0
+    || [req.meta_int_1_gte, req.meta_int_1_lte, req.meta_int_2_gte, req.meta_int_2_lte].some((v) => v !== undefined);
+}
+
+/**
+ * Build the prefilter of a search.
+ * @throws AppError document_not_found (404) when `doc_filter` names no visible document of the project
+ */
+export async function resolveScope(cp: ControlPlane, projectId: string, req: SearchRequest): Promise<Scope> {
+  let docIds: string[] | undefined = req.doc_ids ? [...new Set(req.doc_ids)] : undefined;
+  if (req.doc_filter !== undefined && req.doc_filter !== '') {
+    const row = await cp.db.selectFrom('documents').select('doc_id')
+      .where('project_id', '=', projectId).where('doc_id', '=', req.doc_filter).where('state', '=', 'visible')
+      .executeTakeFirst();
+    if (!row) throw new AppError('document_not_found', `Document "${req.doc_filter}" (doc_filter) is not in this project's namespace.`, { doc_id: req.doc_filter });
+    docIds = docIds ? docIds.filter((d) => d === req.doc_filter) : [req.doc_filter];
+  }
+  if (req.unencrypted_strings_match && Object.keys(req.unencrypted_strings_match).length > 0) {
+    const rows = await cp.db.selectFrom('documents').select(['doc_id', 'unencrypted_strings'])
+      .where('project_id', '=', projectId).where('state', '=', 'visible').execute();
+    const match = req.unencrypted_strings_match;
+    const ok = rows.filter((r) => matchesUnencryptedStrings(parseStrings(r.unencrypted_strings), match)).map((r) => r.doc_id);
+    docIds = docIds ? docIds.filter((d) => ok.includes(d)) : ok;
+  }
+  const deleting = await cp.db.selectFrom('documents').select('doc_id')
+    .where('project_id', '=', projectId).where('state', '=', 'deleting').execute();
+  const exclude = [...new Set([...(req.exclude_doc_ids ?? []), ...deleting.map((r) => r.doc_id)])];
+  if (docIds) {
+    const ex = new Set(exclude);
+    docIds = docIds.filter((d) => !ex.has(d));
+  }
+  const filter: ChunkFilter = {};
+  if (docIds) filter.docIds = docIds;
+  if (exclude.length && !docIds) filter.excludeDocIds = exclude;
+  return { filter, matchNothing: hasAttributeConditions(req) || (docIds !== undefined && docIds.length === 0) };
+}
+
+function parseStrings(json: string): Record<string, string> {
+  try {
+    const v = JSON.parse(json || '{}') as unknown;
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, string>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Visible documents among `docIds` (one query).
+ * @returns doc_id → title and canonical_url; ids without a visible row are absent
+ */
+export async function visibleDocs(cp: ControlPlane, projectId: string, docIds: string[]): Promise<Map<string, VisibleDoc>> {
+  const out = new Map<string, VisibleDoc>();
+  const unique = [...new Set(docIds)];
+  for (let i = 0; i < unique.length; i += 500) {
+    const rows = await cp.db.selectFrom('documents').select(['doc_id', 'title', 'canonical_url'])
+      .where('project_id', '=', projectId).where('state', '=', 'visible').where('doc_id', 'in', unique.slice(i, i + 500))
+      .execute();
+    for (const r of rows) out.set(r.doc_id, r);
+  }
+  return out;
+}
+
+/**
+ * Primary language subtag most common among the project's visible documents, or null ('und' / none).
+ * Used to stem queries whose own language is undetectable.
+ */
+export async function dominantLanguage(cp: ControlPlane, projectId: string): Promise<string | null> {
+  const row = await cp.db.selectFrom('documents')
+    .select(['language', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('project_id', '=', projectId).where('state', '=', 'visible')
+    .groupBy('language').orderBy('n', 'desc').orderBy('language').limit(1)
+    .executeTakeFirst();
+  const primary = row?.language?.split('-')[0]?.toLowerCase() ?? '';
+  return primary && primary !== 'und' ? primary : null;
+}

@@ -1,0 +1,184 @@
+// The retrieval pipeline of docsearch (DESIGN.md §2): a chain of plain stage functions
+//   scope -> analyse query -> retrieve (vector ∥ BM25) -> visibility -> fuse (RRF) -> group into hits
+//   -> relevance score -> thresholds -> expand (lazily, best first) -> token budget -> render
+// composed here for POST /docsearch/search and /docsearch/searchInDoc. No Fastify in here.
+import type { Logger } from 'pino';
+import { AppError } from '../internal/errors.ts';
+import { initAnalysis } from '../analysis/analyzer.ts';
+import { countTokens } from '../analysis/token-count.ts';
+import type { Embedder } from '../models/embedder.ts';
+import type { ControlPlane } from '../storage/db.ts';
+import type { IndexHit, NamespaceIndex } from '../storage/namespace-index.ts';
+import { dominantLanguage, resolveScope, visibleDocs, type VisibleDoc } from './doc-filters.ts';
+import { analyseQuery } from './stages/analyze-query.ts';
+import { admitWithinBudget, clampBudget, type BudgetItem, type BudgetResult } from './stages/budget.ts';
+import { DEFAULT_EXPAND_TIGHTNESS, expandRegions } from './stages/expand.ts';
+import { fuseRrf, queryStats } from './stages/fuse.ts';
+import { groupRegions } from './stages/group-regions.ts';
+import { chunkTokens, pagesOf, truncateChunks, variantChunks } from './stages/hit-content.ts';
+import { renderContext, type RenderHit } from './stages/render.ts';
+import { retrieve } from './stages/retrieve.ts';
+import { applyThresholds, scoreRegions } from './stages/score.ts';
+import { resolveMode, searchUnits } from './units.ts';
+import type { JsonHit, Region, RetrievalContextResponse, SearchJsonResponse, SearchRequest } from './types.ts';
+
+/** Spec default of `min_relevance`. */
+export const DEFAULT_MIN_RELEVANCE = 0.3;
+/** How long the per-project fallback stemming language is cached. */
+const LANG_CACHE_MS = 60_000;
+/** How long a namespace's chunk count is cached (a few % of drift barely moves an IDF). */
+const COUNT_CACHE_MS = 10_000;
+
+export interface SearchDeps {
+  cp: ControlPlane;
+  index: NamespaceIndex;
+  embedder: Embedder;
+  logger?: Logger;
+}
+
+export interface SearchContext {
+  projectId: string;
+  namespace: string;
+}
+
+interface Outcome {
+  hits: Array<{ region: Region; doc: VisibleDoc; chunks: ReturnType<typeof variantChunks> }>;
+  dropped: number;
+  detectedLang: string | null;
+}
+
+export class SearchService {
+  private readonly deps: SearchDeps;
+  private readonly langCache = new Map<string, { lang: string | null; at: number }>();
+  private readonly countCache = new Map<string, { n: number; at: number }>();
+
+  constructor(deps: SearchDeps) {
+    this.deps = deps;
+  }
+
+  /**
+   * Run one search.
+   * @param ctx   the project and its namespace
+   * @param req   validated request body (search or searchInDoc)
+   * @param opts.inDoc true for /searchInDoc (doc_filter is then required and non-empty; the schema checks)
+   * @returns RetrievalContext for format prompt_ready (default), SearchResponse for json
+   * @throws AppError document_not_found (404) when doc_filter names no visible document
+   */
+  async search(ctx: SearchContext, req: SearchRequest, opts: { inDoc: boolean }): Promise<RetrievalContextResponse | SearchJsonResponse> {
+    const { mode, reason } = resolveMode(req);
+    if (reason) this.deps.logger?.info({ projectId: ctx.projectId, requested: 'advanced', mode }, reason);
+    const out = await this.run(ctx, req, opts);
+    if (req.format === 'json') {
+      const results: JsonHit[] = out.hits.map(({ region, doc, chunks }) => ({
+        doc_id: doc.doc_id,
+        content: chunks.map((c) => c.content.trim()).join('\n\n'),
+        title: doc.title,
+        canonical_url: doc.canonical_url,
+        pages: pagesOf(chunks),
+        chunk_indices: chunks.map((c) => c.chunk_index),
+        score: region.score,
+        scores: { ...region.signals },
+      }));
+      return { results, query: req.query, namespace: ctx.namespace, result_count: results.length, results_dropped: out.dropped, detected_lang: out.detectedLang };
+    }
+    const renderHits: RenderHit[] = out.hits.map(({ doc, chunks }) => ({ docId: doc.doc_id, title: doc.title, chunks }));
+    const context = renderContext(renderHits);
+    const tokens = countTokens(context);
+    return {
+      context,
+      query: req.query,
+      namespace: ctx.namespace,
+      result_count: out.hits.length,
+      tokens_estimated: tokens,
+      results_dropped: out.dropped,
+      detected_lang: out.detectedLang,
+      mode,
+      search_units: searchUnits(mode, tokens),
+    };
+  }
+
+  private async run(ctx: SearchContext, req: SearchRequest, opts: { inDoc: boolean }): Promise<Outcome> {
+    const { cp, index, embedder } = this.deps;
+    if (opts.inDoc && !req.doc_filter) throw new AppError('validation_failed', 'body.doc_filter: must be a non-empty document id for searchInDoc.', { field: 'body.doc_filter' });
+    await initAnalysis();
+    const scope = await resolveScope(cp, ctx.projectId, req);
+    let analysed = analyseQuery(req.query, null);
+    if (analysed.detectedLang === null) {
+      const fallback = await this.fallbackLanguage(ctx.projectId);
+      if (fallback) analysed = analyseQuery(req.query, fallback);
+    }
+    const empty: Outcome = { hits: [], dropped: 0, detectedLang: analysed.detectedLang };
+    if (scope.matchNothing) return empty;
+
+    const vector = await embedder.embedQuery(req.query);
+    const [got, chunkCount] = await Promise.all([
+      retrieve(index, ctx.namespace, { vector, terms: analysed.terms }, scope.filter),
+      this.chunkCount(ctx.namespace),
+    ]);
+    const docs = await visibleDocs(cp, ctx.projectId, [...(got.vector ?? []), ...(got.bm25 ?? [])].map((h) => h.chunk.doc_id));
+    const keep = (hits: IndexHit[] | null) => hits && hits.filter((h) => docs.has(h.chunk.doc_id));
+    const vecHits = keep(got.vector);
+    const bm25Hits = keep(got.bm25);
+    // A BM25 list shorter than the limit returned every lexical match: absent chunks have BM25 0.
+    const stats = queryStats(vecHits, bm25Hits, (got.bm25?.length ?? 0) < got.limit, analysed.termCount, chunkCount);
+    const regions = scoreRegions(groupRegions(fuseRrf(vecHits, bm25Hits)), stats);
+    const passing = applyThresholds(regions, req.min_relevance ?? DEFAULT_MIN_RELEVANCE, req.min_top_relevance);
+    if (passing.length === 0) return empty;
+
+    const budget = clampBudget(req.target_tokens, req.max_tokens);
+    const tightness = req.expand_tightness ?? DEFAULT_EXPAND_TIGHTNESS;
+    const claimed = new Map<string, Set<number>>();
+    for (const r of passing) {
+      const own = claimed.get(r.docId) ?? new Set<number>();
+      for (let i = r.from; i <= r.to; i++) own.add(i);
+      claimed.set(r.docId, own);
+    }
+    const headerTokens = new Map<string, number>();
+    const toItem = (r: Region): BudgetItem => {
+      let h = headerTokens.get(r.docId);
+      if (h === undefined) {
+        const d = docs.get(r.docId)!;
+        h = countTokens(`<doc id="${d.doc_id}" title="${d.title}" pages="1-1">\n</doc>\n`);
+        headerTokens.set(r.docId, h);
+      }
+      return { docId: r.docId, score: r.score, tokens: chunkTokens(r.chunks), coreTokens: chunkTokens(variantChunks(r, 'core')), docOverhead: h };
+    };
+    // Expand lazily in growing batches: only as many hits as the budget can possibly admit.
+    let expanded = 0;
+    let batch = 8;
+    let result: BudgetResult;
+    for (;;) {
+      const next = passing.slice(expanded, expanded + batch);
+      await expandRegions(index, ctx.namespace, next, claimed, tightness);
+      expanded += next.length;
+      batch *= 2;
+      result = admitWithinBudget(passing.slice(0, expanded).map(toItem), budget, expanded < passing.length);
+      if (!result.needsMore) break;
+    }
+    const hits = result.admitted.map((a) => {
+      const region = passing[a.index];
+      let chunks = variantChunks(region, a.variant);
+      if (a.truncateTo !== undefined) chunks = truncateChunks(chunks, a.truncateTo);
+      return { region, doc: docs.get(region.docId)!, chunks };
+    });
+    return { hits, dropped: passing.length - result.admitted.length, detectedLang: analysed.detectedLang };
+  }
+
+  /** Chunks in the namespace (BM25's N, for score normalisation); cached briefly, it changes slowly. */
+  private async chunkCount(namespace: string): Promise<number> {
+    const hit = this.countCache.get(namespace);
+    if (hit && Date.now() - hit.at < COUNT_CACHE_MS) return hit.n;
+    const n = await this.deps.index.countChunks(namespace);
+    this.countCache.set(namespace, { n, at: Date.now() });
+    return n;
+  }
+
+  /** The project's dominant document language (cached briefly), used to stem undetectable queries. */
+  private async fallbackLanguage(projectId: string): Promise<string | null> {
+    const hit = this.langCache.get(projectId);
+    if (hit && Date.now() - hit.at < LANG_CACHE_MS) return hit.lang;
+    const lang = await dominantLanguage(this.deps.cp, projectId);
+    this.langCache.set(projectId, { lang, at: Date.now() });
+    return lang;
+  }
+}

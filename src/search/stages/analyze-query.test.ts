@@ -1,0 +1,30 @@
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { initAnalysis } from '../../analysis/analyzer.ts';
+import { analyseQuery } from './analyze-query.ts';
+
+before(() => initAnalysis());
+
+test('a detectable English query is stemmed in English, with unstemmed forms appended', () => {
+  const q = analyseQuery('trace-based compilation of dynamic languages for the web browser', null);
+  assert.equal(q.detectedLang, 'en');
+  assert.equal(q.stemLang, 'en');
+  assert.ok(q.terms.includes('languag') && q.terms.includes('languages'));
+  assert.ok(q.terms.includes('compil') && q.terms.includes('compilation'));
+  assert.equal(new Set(q.terms).size, q.terms.length);
+  assert.ok(q.termCount < q.terms.length);
+});
+
+test('an undetectable short query reports null and stems with the fallback language', () => {
+  const q = analyseQuery('ducks', 'en');
+  assert.equal(q.detectedLang, null);
+  assert.equal(q.stemLang, 'en');
+  assert.deepEqual(q.terms, ['duck', 'ducks']);
+  assert.equal(q.termCount, 1);
+  const none = analyseQuery('ducks', null);
+  assert.deepEqual([none.stemLang, none.terms, none.termCount], [null, ['ducks'], 1]);
+});
+
+test('a query with no word characters has no terms', () => {
+  assert.deepEqual(analyseQuery('?!', 'en').terms, []);
+});

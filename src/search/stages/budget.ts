@@ -1,0 +1,104 @@
+// Stage 7 of retrieval: the token budget (DESIGN.md §5). Hits are admitted best-first while they fit
+// `target_tokens`; a hit whose expanded form does not fit may still enter in its core form (only its
+// retrieved chunks). At the first hit that fits in neither form the result is cut — except that the
+// budget may grow toward `max_tokens` to finish a tight cluster: when the hits around the cut (scores
+// within CLUSTER_MARGIN of the last admitted one) come from at least two documents, the rest of that
+// cluster is admitted while it fits `max_tokens`. Every hit that passed the relevance filters but was not
+// admitted counts in `results_dropped`.
+
+/** Score distance (probability units) within which hits at the cut form one cluster. */
+export const CLUSTER_MARGIN = 0.05;
+
+export interface BudgetItem {
+  docId: string;
+  score: number;
+  /** Estimated tokens of the expanded hit as rendered (content plus its markers). */
+  tokens: number;
+  /** Estimated tokens of the hit's core (retrieved chunks only); ≤ tokens. */
+  coreTokens: number;
+  /** Tokens the hit's document header adds if it is the document's first admitted hit. */
+  docOverhead: number;
+}
+
+export interface Admission {
+  /** Position in the input list. */
+  index: number;
+  variant: 'expanded' | 'core';
+  /** Set only for a lone best hit larger than max_tokens: render it cut to this many tokens. */
+  truncateTo?: number;
+}
+
+export interface BudgetResult {
+  /** Admitted hits in input (rank) order. */
+  admitted: Admission[];
+  /** Hits not admitted (input length − admitted). */
+  dropped: number;
+  /** True when the budget grew past target_tokens to finish a tight cluster. */
+  grewForCluster: boolean;
+  /** Total estimated tokens of the admitted hits. */
+  tokens: number;
+  /** True when the decision reached the end of `items` and `hasMore` was set: pass more items. */
+  needsMore: boolean;
+}
+
+/** Resolve the effective budget: defaults 5000/15000; target above max is lowered to max (spec). */
+export function clampBudget(target: number | undefined, max: number | undefined): { target: number; max: number } {
+  const maxTokens = max ?? 15000;
+  return { target: Math.min(target ?? 5000, maxTokens), max: maxTokens };
+}
+
+/**
+ * Admit hits under the budget.
+ * @param items   hits best first (score descending)
+ * @param budget  target and max tokens (already clamped)
+ * @param hasMore true when more (not yet expanded) hits follow `items`
+ * @param margin  cluster margin (default CLUSTER_MARGIN)
+ */
+export function admitWithinBudget(items: BudgetItem[], budget: { target: number; max: number }, hasMore = false, margin = CLUSTER_MARGIN): BudgetResult {
+  const admitted: Admission[] = [];
+  const docsIn = new Set<string>();
+  let used = 0;
+  const tryAdmit = (i: number, limit: number): boolean => {
+    const it = items[i];
+    const overhead = docsIn.has(it.docId) ? 0 : it.docOverhead;
+    let variant: Admission['variant'] | null = null;
+    if (used + it.tokens + overhead <= limit) variant = 'expanded';
+    else if (used + it.coreTokens + overhead <= limit) variant = 'core';
+    if (variant === null) return false;
+    admitted.push({ index: i, variant });
+    used += (variant === 'expanded' ? it.tokens : it.coreTokens) + overhead;
+    docsIn.add(it.docId);
+    return true;
+  };
+
+  let i = 0;
+  while (i < items.length && tryAdmit(i, budget.target)) i++;
+  if (i < items.length && admitted.length === 0) {
+    // The best hit alone exceeds the target: it may use up to max_tokens, cut if need be.
+    if (!tryAdmit(i, budget.max)) {
+      admitted.push({ index: i, variant: 'core', truncateTo: Math.max(0, budget.max - items[i].docOverhead) });
+      used = budget.max;
+    }
+    i++;
+    while (i < items.length && tryAdmit(i, budget.target)) i++;
+  }
+
+  let grewForCluster = false;
+  let needsMore = hasMore && i >= items.length;
+  if (i < items.length && admitted.length > 0) {
+    const anchor = items[admitted[admitted.length - 1].index].score;
+    let end = i;
+    while (end < items.length && items[end].score >= anchor - margin) end++;
+    if (end === items.length && hasMore) needsMore = true;
+    const clusterDocs = new Set<string>();
+    for (const a of admitted) if (items[a.index].score <= anchor + margin) clusterDocs.add(items[a.index].docId);
+    for (let j = i; j < end; j++) clusterDocs.add(items[j].docId);
+    if (end > i && clusterDocs.size >= 2) {
+      while (i < end && tryAdmit(i, budget.max)) {
+        grewForCluster = true;
+        i++;
+      }
+    }
+  }
+  return { admitted, dropped: items.length - admitted.length, grewForCluster, tokens: used, needsMore };
+}

@@ -1,0 +1,117 @@
+// Stage 6 of retrieval: widen each hit with neighbouring chunks of its own chunkset (DESIGN.md §5: "hits
+// are expanded within their chunkset"), as far as `expand_tightness` asks: 0 = the retrieved chunks only
+// (plus any chunk bridged inside the region), 1 = the whole chunkset, in between a share of the rest of
+// the chunkset's tokens, nearest neighbours first. A region never grows into chunks another region owns,
+// so hits never overlap.
+import type { NamespaceIndex, StoredChunk } from '../../storage/namespace-index.ts';
+import type { Region } from '../types.ts';
+
+/** Default `expand_tightness` when the request leaves it out. */
+export const DEFAULT_EXPAND_TIGHTNESS = 0.3;
+
+/** Chunks fetched on each side of a region per round while looking for its chunkset's ends. */
+const WINDOW = 16;
+
+/**
+ * Choose the expanded range of a region (pure).
+ * @param core      the region's retrieved range [from, to]
+ * @param chunkset  every chunk of the region's chunkset, ordered by chunk_index (contiguous)
+ * @param claimed   chunk indices owned by other regions of the same document (never taken)
+ * @param tightness 0..1; allowance = tightness · (chunkset tokens − core tokens)
+ * @returns the expanded [from, to]; neighbours are added alternately after then before, nearest first,
+ *          while the added tokens stay within the allowance; a side stops at a claimed chunk or the
+ *          chunkset's end. tightness 1 takes everything reachable.
+ */
+export function planExpansion(core: { from: number; to: number }, chunkset: StoredChunk[], claimed: Set<number>, tightness: number): { from: number; to: number } {
+  if (tightness <= 0 || chunkset.length === 0) return core;
+  const byIndex = new Map(chunkset.map((c) => [c.chunk_index, c]));
+  let total = 0;
+  let coreTokens = 0;
+  for (const c of chunkset) {
+    total += c.token_count;
+    if (c.chunk_index >= core.from && c.chunk_index <= core.to) coreTokens += c.token_count;
+  }
+  const allowance = tightness >= 1 ? Number.POSITIVE_INFINITY : tightness * Math.max(0, total - coreTokens);
+  let { from, to } = core;
+  let used = 0;
+  let openAfter = true;
+  let openBefore = true;
+  while (openAfter || openBefore) {
+    for (const side of ['after', 'before'] as const) {
+      if (side === 'after' ? !openAfter : !openBefore) continue;
+      const next = side === 'after' ? to + 1 : from - 1;
+      const c = byIndex.get(next);
+      if (!c || claimed.has(next) || used + c.token_count > allowance) {
+        if (side === 'after') openAfter = false;
+        else openBefore = false;
+        continue;
+      }
+      used += c.token_count;
+      if (side === 'after') to = next;
+      else from = next;
+    }
+  }
+  return { from, to };
+}
+
+/**
+ * Load every chunk of one chunkset around a known range: fetch a window, and widen it while its edge
+ * chunks still belong to the chunkset.
+ */
+export async function loadChunkset(index: NamespaceIndex, namespace: string, docId: string, chunksetIndex: number, range: { from: number; to: number }): Promise<StoredChunk[]> {
+  let lo = Math.max(0, range.from - WINDOW);
+  let hi = range.to + WINDOW;
+  let step = WINDOW;
+  for (;;) {
+    const rows = await index.getChunks(namespace, docId, lo, hi);
+    const inSet = rows.filter((c) => c.chunkset_index === chunksetIndex);
+    const first = rows[0];
+    const last = rows[rows.length - 1];
+    const growLo = lo > 0 && first !== undefined && first.chunk_index === lo && first.chunkset_index === chunksetIndex;
+    const growHi = last !== undefined && last.chunk_index === hi && last.chunkset_index === chunksetIndex;
+    if (!growLo && !growHi) return inSet;
+    step *= 2;
+    if (growLo) lo = Math.max(0, lo - step);
+    if (growHi) hi += step;
+  }
+}
+
+/**
+ * Expand regions in place, best first (earlier regions claim contested chunks).
+ * @param regions   regions to expand, best first
+ * @param claimed   per document, chunk indices already owned (callers seed it with every region's core
+ *                  so that no expansion swallows another hit); updated with the expansions made here
+ * @param tightness 0..1
+ * @throws whatever the index throws
+ */
+export async function expandRegions(index: NamespaceIndex, namespace: string, regions: Region[], claimed: Map<string, Set<number>>, tightness: number): Promise<void> {
+  // With tightness 0 only a region's own range is read (to fill bridged gaps); otherwise its chunkset.
+  const keyOf = (r: Region) => (tightness <= 0 ? `${r.docId}\u0000${r.from}\u0000${r.to}` : `${r.docId}\u0000${r.chunksetIndex}`);
+  const sets = new Map<string, Promise<StoredChunk[]>>();
+  for (const r of regions) {
+    const key = keyOf(r);
+    const hasHoles = r.to - r.from + 1 > r.chunks.length;
+    if (tightness <= 0 && !hasHoles) continue;
+    if (!sets.has(key)) {
+      sets.set(key, tightness <= 0
+        ? index.getChunks(namespace, r.docId, r.from, r.to)
+        : loadChunkset(index, namespace, r.docId, r.chunksetIndex, r));
+    }
+  }
+  const loaded = new Map<string, StoredChunk[]>();
+  await Promise.all([...sets].map(async ([key, p]) => loaded.set(key, await p)));
+  for (const r of regions) {
+    const set = loaded.get(keyOf(r))?.filter((c) => c.chunkset_index === r.chunksetIndex);
+    if (!set) continue;
+    const own = claimed.get(r.docId) ?? new Set<number>();
+    claimed.set(r.docId, own);
+    const others = new Set([...own].filter((i) => i < r.from || i > r.to));
+    const range = planExpansion(r, set, others, tightness);
+    const chunks = set.filter((c) => c.chunk_index >= range.from && c.chunk_index <= range.to);
+    if (chunks.length === 0) continue; // document vanished meanwhile; keep the retrieved core
+    r.from = range.from;
+    r.to = range.to;
+    r.chunks = chunks;
+    for (let i = range.from; i <= range.to; i++) own.add(i);
+  }
+}

@@ -1,0 +1,89 @@
+// Stage 8 of retrieval: the prompt-ready context block (DESIGN.md §5, documented in docs/context-grammar.md):
+//   <context>
+//   <doc id="DOC_ID" title="TITLE" pages="3-5">
+//   [p3] markdown of the first region ...
+//   [...]
+//   [p5] markdown of a later, non-adjacent region
+//   </doc>
+//   </context>
+// Documents in rank order (of their best hit); regions in document order; `[pN]` where content from page
+// N starts; `[...]` between non-adjacent regions; attribute values XML-escaped; an empty result is
+// `<context></context>`. Markdown content is kept verbatim except that tag-like `<context`, `</context`,
+// `<doc`, `</doc` inside it get their `<` escaped, so document text cannot close or forge the envelope.
+import type { StoredChunk } from '../../storage/namespace-index.ts';
+
+/** One admitted hit as rendered: its document and its chunks (ordered by chunk_index). */
+export interface RenderHit {
+  docId: string;
+  title: string;
+  chunks: StoredChunk[];
+}
+
+/** Escape a value for a double-quoted XML attribute (also newlines and tabs, which XML would normalise). */
+export function escapeXmlAttr(value: string): string {
+  return value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;')
+    .replace(/\r/g, '&#13;')
+    .replace(/\n/g, '&#10;')
+    .replace(/\t/g, '&#9;')
+    // Characters XML 1.0 forbids anywhere.
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, '');
+}
+
+/** Neutralise envelope tags inside content: `</doc>` becomes `&lt;/doc>`; other markdown is untouched. */
+export function neutraliseEnvelope(content: string): string {
+  return content.replace(/<(\/?)(context|doc)(?=[\s>/]|$)/gi, '&lt;$1$2');
+}
+
+/** "3" for one page, "3-5" for a span. */
+export function pageSpan(chunks: StoredChunk[]): string {
+  const lo = Math.min(...chunks.map((c) => c.page_start));
+  const hi = Math.max(...chunks.map((c) => Math.max(c.page_start, c.page_end)));
+  return lo === hi ? String(lo) : `${lo}-${hi}`;
+}
+
+/** Render the body of one document: its chunks in document order with page markers and gap markers. */
+export function renderDocBody(chunks: StoredChunk[]): string {
+  const sorted = [...new Map(chunks.map((c) => [c.chunk_index, c])).values()].sort((a, b) => a.chunk_index - b.chunk_index);
+  const parts: string[] = [];
+  let prev: StoredChunk | null = null;
+  let page = -1;
+  for (const c of sorted) {
+    const gap = prev !== null && c.chunk_index !== prev.chunk_index + 1;
+    if (gap) parts.push('[...]');
+    const text = neutraliseEnvelope(c.content.trim());
+    if (prev === null || gap || c.page_start !== page) parts.push(`[p${c.page_start}] ${text}`);
+    else parts.push(text);
+    page = Math.max(c.page_start, c.page_end);
+    prev = c;
+  }
+  return parts.join('\n\n');
+}
+
+/**
+ * Render the prompt-ready context.
+ * @param hits admitted hits in rank order (several hits may share a document)
+ * @returns the context string; `<context></context>` when `hits` is empty
+ */
+export function renderContext(hits: RenderHit[]): string {
+  if (hits.length === 0) return '<context></context>';
+  const docs = new Map<string, { title: string; chunks: StoredChunk[] }>();
+  for (const h of hits) {
+    const d = docs.get(h.docId);
+    if (d) d.chunks.push(...h.chunks);
+    else docs.set(h.docId, { title: h.title, chunks: [...h.chunks] });
+  }
+  const out: string[] = ['<context>'];
+  for (const [docId, d] of docs) {
+    if (d.chunks.length === 0) continue;
+    out.push(`<doc id="${escapeXmlAttr(docId)}" title="${escapeXmlAttr(d.title)}" pages="${pageSpan(d.chunks)}">`);
+    out.push(renderDocBody(d.chunks));
+    out.push('</doc>');
+  }
+  out.push('</context>');
+  return out.join('\n');
+}

@@ -1,0 +1,46 @@
+// Stage 2 of retrieval (DESIGN.md §2): the two first-stage retrievers, run in parallel against the
+// namespace index with the same prefilter — dense (cosine over the query embedding) and lexical (BM25
+// over the analysed-token column). Either list may be empty: a query with no analysable terms skips
+// BM25, and a zero query vector (every word out of vocabulary) skips the vector search.
+import type { ChunkFilter, IndexHit, NamespaceIndex } from '../../storage/namespace-index.ts';
+
+/** Candidates taken from each retriever before fusion. */
+export const RETRIEVE_LIMIT = 100;
+
+export interface Retrieved {
+  /** Vector hits, best first; null when the vector search did not run. */
+  vector: IndexHit[] | null;
+  /** BM25 hits, best first; null when the lexical search did not run. */
+  bm25: IndexHit[] | null;
+  limit: number;
+}
+
+/** True when every component of `v` is 0 (cosine against it is undefined). */
+export function isZeroVector(v: Float32Array): boolean {
+  for (let i = 0; i < v.length; i++) if (v[i] !== 0) return false;
+  return true;
+}
+
+/**
+ * Run vector and BM25 retrieval concurrently.
+ * @param index      the data plane
+ * @param namespace  the project's namespace
+ * @param q.vector   query embedding (L2-normalised)
+ * @param q.terms    analysed query terms
+ * @param filter     prefilter applied inside the engine (doc ids to keep / exclude)
+ * @param limit      candidates per retriever (default RETRIEVE_LIMIT)
+ * @throws whatever the index throws (the HTTP layer maps it)
+ */
+export async function retrieve(
+  index: NamespaceIndex,
+  namespace: string,
+  q: { vector: Float32Array; terms: string[] },
+  filter: ChunkFilter | undefined,
+  limit = RETRIEVE_LIMIT,
+): Promise<Retrieved> {
+  const [vector, bm25] = await Promise.all([
+    isZeroVector(q.vector) ? Promise.resolve(null) : index.vectorSearch(namespace, q.vector, limit, filter),
+    q.terms.length === 0 ? Promise.resolve(null) : index.bm25Search(namespace, q.terms, limit, filter),
+  ]);
+  return { vector, bm25, limit };
+}

@@ -1,0 +1,67 @@
+// Stage 5 of retrieval: the relevance score (0..1) of each hit — a logistic function of per-signal
+// features, with coefficients from relevance-model.ts (fitted on SciFact train, never test). Features are
+// normalised per query so that they mean the same across namespaces of different sizes where possible:
+//   cos            cosine of query and best chunk (absent from the vector list: that list's lowest cosine;
+//                  vector search not run: 0)
+//   cos_gap        cos − best cosine of the query (≤ 0)
+//   bm25_rel       bm25 / best BM25 of the query (0..1; 0 when nothing matched lexically)
+//   bm25_per_term  bm25 / (distinct query terms · idf_max), idf_max = ln(1 + (N − 0.5) / 1.5) the BM25 IDF of
+//                  a term found in one of the namespace's N chunks: the share of the best possible
+//                  per-term score, so that the feature means the same in a 50-chunk and a 5M-chunk namespace
+//   rrf            rrf · (k + 1) / 2: 1 for a chunk ranked first by both retrievers
+//   score = 1 / (1 + exp(−(intercept + Σ weight · feature)))
+import type { QueryStats, Region } from '../types.ts';
+import { RRF_K } from './fuse.ts';
+import { RELEVANCE_MODEL, type RelevanceModel } from './relevance-model.ts';
+
+export type RelevanceFeatures = RelevanceModel['weights'];
+
+/**
+ * Feature vector of a hit (definitions in the file header).
+ * @param signals the hit's raw signals (ann cosine, bm25, rrf)
+ * @param stats   query-level statistics from fuse.ts queryStats()
+ */
+export function relevanceFeatures(signals: { ann: number | null; bm25: number | null; rrf: number }, stats: QueryStats): RelevanceFeatures {
+  const cos = signals.ann ?? stats.annFloor ?? 0;
+  const bm25 = signals.bm25 ?? stats.bm25Floor;
+  return {
+    cos,
+    cos_gap: stats.maxAnn === null ? 0 : Math.min(0, cos - stats.maxAnn),
+    bm25_rel: stats.maxBm25 > 0 ? Math.min(1, bm25 / stats.maxBm25) : 0,
+    bm25_per_term: Math.max(0, bm25) / (Math.max(1, stats.termCount) * idfMax(stats.chunkCount)),
+    rrf: (signals.rrf * (RRF_K + 1)) / 2,
+  };
+}
+
+/** BM25 IDF (Robertson–Spärck Jones with +1, as Lucene/tantivy) of a term occurring in 1 of N chunks. */
+export function idfMax(chunkCount: number): number {
+  return Math.log(1 + (Math.max(2, chunkCount) - 0.5) / 1.5);
+}
+
+/** Logistic relevance probability of a feature vector under `model`. */
+export function relevanceProbability(f: RelevanceFeatures, model: RelevanceModel = RELEVANCE_MODEL): number {
+  let z = model.intercept;
+  for (const [name, w] of Object.entries(model.weights) as Array<[keyof RelevanceFeatures, number]>) z += w * f[name];
+  return 1 / (1 + Math.exp(-z));
+}
+
+/**
+ * Score every region (sets `region.score`, rounded to 4 decimals) and order them best first
+ * (ties: better fused rank first).
+ */
+export function scoreRegions(regions: Region[], stats: QueryStats, model: RelevanceModel = RELEVANCE_MODEL): Region[] {
+  for (const r of regions) r.score = Math.round(relevanceProbability(relevanceFeatures(r.signals, stats), model) * 1e4) / 1e4;
+  return [...regions].sort((a, b) => b.score - a.score || a.fusedRank - b.fusedRank);
+}
+
+/**
+ * Apply the relevance thresholds.
+ * @param regions scored, best first
+ * @param minRelevance drop hits scoring below (spec default 0.3)
+ * @param minTopRelevance when the best hit scores below it, the result is empty (undefined = no check)
+ */
+export function applyThresholds(regions: Region[], minRelevance: number, minTopRelevance: number | undefined): Region[] {
+  if (regions.length === 0) return regions;
+  if (minTopRelevance !== undefined && regions[0].score < minTopRelevance) return [];
+  return regions.filter((r) => r.score >= minRelevance);
+}

@@ -1,0 +1,133 @@
+// Shapes shared by the retrieval stages and the search service. The request type mirrors the spec's
+// search body (POST /docsearch/search, /searchInDoc); the HTTP layer validates it with a TypeBox schema
+// (src/http/schemas/search.ts) that is checked against this interface at compile time.
+import type { StoredChunk } from '../storage/namespace-index.ts';
+
+export type SearchFormat = 'prompt_ready' | 'json';
+export type RetrievalTier = 'standard' | 'advanced';
+
+/** One typed-attribute filter clause; clauses are ANDed (spec: at most 32). */
+export interface AttributeFilterClause {
+  attr: string;
+  op: string;
+  value?: unknown;
+}
+
+/** Body of POST /docsearch/search and /docsearch/searchInDoc (spec "POST /docsearch/search"). */
+export interface SearchRequest {
+  query: string;
+  doc_filter?: string;
+  doc_ids?: string[];
+  exclude_doc_ids?: string[];
+  attribute_filters?: AttributeFilterClause[];
+  unencrypted_strings_match?: Record<string, string>;
+  return_assets?: boolean;
+  return_page_images?: boolean;
+  format?: SearchFormat;
+  min_relevance?: number;
+  min_top_relevance?: number;
+  target_tokens?: number;
+  max_tokens?: number;
+  expand_tightness?: number;
+  retrieval_tier?: RetrievalTier;
+  premium?: boolean;
+  meta_tags_any?: string[];
+  meta_tags_all?: string[];
+  meta_int_1_gte?: number;
+  meta_int_1_lte?: number;
+  meta_int_2_gte?: number;
+  meta_int_2_lte?: number;
+}
+
+/** `RetrievalContext` (format = prompt_ready). `assets` is omitted until figures/tables are served. */
+export interface RetrievalContextResponse {
+  context: string;
+  query: string;
+  namespace: string;
+  result_count: number;
+  tokens_estimated: number;
+  results_dropped: number;
+  detected_lang: string | null;
+  mode: RetrievalTier;
+  search_units: number;
+  assets?: Record<string, { images: unknown[]; tables: unknown[] }>;
+}
+
+/** Per-signal raw values of a hit (DESIGN.md §5); null where a signal did not run or did not match. */
+export interface HitSignals {
+  /** Cosine similarity of the query vector and the best chunk of the hit. */
+  ann: number | null;
+  /** BM25 of the best lexically matching chunk of the hit. */
+  bm25: number | null;
+  /** Reciprocal-rank-fusion value of the best chunk of the hit. */
+  rrf: number;
+  reranker: number | null;
+}
+
+/** One hit of `SearchResponse` (format = json). */
+export interface JsonHit {
+  doc_id: string;
+  content: string;
+  title: string;
+  canonical_url: string;
+  /** Sorted, distinct 1-based page numbers the hit's content spans. */
+  pages: number[];
+  chunk_indices: number[];
+  score: number;
+  scores: HitSignals;
+}
+
+/** `SearchResponse` (format = json). */
+export interface SearchJsonResponse {
+  results: JsonHit[];
+  query: string;
+  namespace: string;
+  result_count: number;
+  results_dropped: number;
+  detected_lang: string | null;
+}
+
+/** A retrieved chunk after fusion, with its raw signals and ranks (1-based; null = not in that list). */
+export interface FusedChunk {
+  chunk: StoredChunk;
+  ann: number | null;
+  bm25: number | null;
+  annRank: number | null;
+  bm25Rank: number | null;
+  rrf: number;
+}
+
+/**
+ * A hit in the making: a contiguous chunk range [from, to] of one chunkset of one document.
+ * `members` are the retrieved chunks inside it (the evidence); `chunks` the content, filled by expand.
+ */
+export interface Region {
+  docId: string;
+  chunksetIndex: number;
+  from: number;
+  to: number;
+  members: FusedChunk[];
+  signals: HitSignals;
+  /** 1-based position of the region's best member in the fused list. */
+  fusedRank: number;
+  /** Relevance probability 0..1 (stages/score.ts). */
+  score: number;
+  /** Content chunks ordered by chunk_index (core only before expansion). */
+  chunks: StoredChunk[];
+}
+
+/** Query-level statistics the scoring features are normalised by. */
+export interface QueryStats {
+  /** Distinct analysed query terms. */
+  termCount: number;
+  /** Chunks in the namespace (the N of BM25's IDF), ≥ 1. */
+  chunkCount: number;
+  /** Highest BM25 in the BM25 list (0 when empty). */
+  maxBm25: number;
+  /** Highest cosine in the vector list (null when the vector search did not run). */
+  maxAnn: number | null;
+  /** Value imputed for `ann` of chunks the vector list did not return (the list's lowest cosine). */
+  annFloor: number | null;
+  /** Value imputed for `bm25` of chunks the BM25 list did not return. */
+  bm25Floor: number;
+}

@@ -1,0 +1,54 @@
+// Opens the control-plane database: SQLite (better-sqlite3, WAL) in the data directory by default, or
+// PostgreSQL when a database URL is configured. Both sit behind the same Kysely<Database> so domain code
+// never knows which one it talks to; `dialect` is exposed only for the few queries that differ (row
+// locking when claiming jobs).
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import type { Database } from './schema.ts';
+import { migrateToLatest } from './migrations.ts';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface ControlPlane {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  close(): Promise<void>;
+}
+
+// PostgreSQL returns bigint (int8) as string by default; our counts fit in a JS number.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+/**
+ * Open (and migrate) the control plane.
+ * @param opts.databaseUrl postgres://… or undefined for SQLite
+ * @param opts.dataDir     directory holding `control.sqlite` when SQLite is used
+ */
+export async function openControlPlane(opts: { databaseUrl?: string; dataDir: string }): Promise<ControlPlane> {
+  let db: Kysely<Database>;
+  let dialect: DialectName;
+  if (opts.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
+    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    dialect = 'postgres';
+  } else {
+    fs.mkdirSync(opts.dataDir, { recursive: true });
+    const file = path.join(opts.dataDir, 'control.sqlite');
+    const sqlite = new SQLite(file);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('foreign_keys = ON');
+    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    dialect = 'sqlite';
+  }
+  await migrateToLatest(db);
+  return { db, dialect, close: () => db.destroy() };
+}
+
+/** Current time as an RFC 3339 string with milliseconds (all stored timestamps use this form). */
+export function nowIso(): string {
+  return new Date().toISOString();
+}

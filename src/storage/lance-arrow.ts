@@ -1,0 +1,156 @@
+// Arrow plumbing for the LanceDB namespace index: the explicit chunk-table schema (so empty or all-null
+// columns never depend on type inference), the embedding signature kept in the schema metadata (it
+// lives in the Lance manifest, so it travels with the table on a local dir or s3://), conversion of
+// ChunkRecord rows into Arrow tables for batched writes, and of query results back into StoredChunk.
+
+import { createRequire } from 'node:module';
+import type * as ArrowNS from 'apache-arrow';
+import type { DataType, Field, FixedSizeList, Float32, Schema, Table as ArrowTable } from 'apache-arrow';
+import type { ChunkRecord, EmbeddingSignature, StoredChunk } from './namespace-index.ts';
+
+// The CommonJS instance of apache-arrow, i.e. the very one @lancedb/lancedb requires: Arrow's type
+// visitors dispatch on `instanceof`, so objects from the ESM copy ("Unrecognized type 'NONE'") or read
+// back from LanceDB must never be mixed with another module instance.
+const arrow = createRequire(import.meta.url)('apache-arrow') as typeof ArrowNS;
+
+/** Schema-metadata key holding the JSON-encoded EmbeddingSignature of a namespace table. */
+export const SIGNATURE_KEY = 'docsearch.embedding_signature';
+
+/** Columns returned by queries (everything but `vector` and `tokens`), in StoredChunk order. */
+export const STORED_COLUMNS = [
+  'id',
+  'doc_id',
+  'source_job_id',
+  'chunk_index',
+  'chunkset_index',
+  'page_start',
+  'page_end',
+  'heading_path',
+  'content',
+  'token_count',
+] as const;
+
+const STRING_COLUMNS = ['id', 'doc_id', 'source_job_id', 'heading_path', 'content', 'tokens'] as const;
+const INT_COLUMNS = ['chunk_index', 'chunkset_index', 'page_start', 'page_end', 'token_count'] as const;
+
+/**
+ * The Arrow schema of a namespace table: exactly the ChunkRecord columns, `vector` as
+ * FixedSizeList<Float32>(signature.dimension), and the signature in the schema metadata.
+ */
+export function chunkSchema(signature: EmbeddingSignature): Schema {
+  const fields: Field[] = [
+    new arrow.Field('id', new arrow.Utf8(), false),
+    new arrow.Field('doc_id', new arrow.Utf8(), false),
+    new arrow.Field('source_job_id', new arrow.Utf8(), false),
+    new arrow.Field('chunk_index', new arrow.Int32(), false),
+    new arrow.Field('chunkset_index', new arrow.Int32(), false),
+    new arrow.Field('page_start', new arrow.Int32(), false),
+    new arrow.Field('page_end', new arrow.Int32(), false),
+    new arrow.Field('heading_path', new arrow.Utf8(), false),
+    new arrow.Field('content', new arrow.Utf8(), false),
+    new arrow.Field('tokens', new arrow.Utf8(), false),
+    new arrow.Field('token_count', new arrow.Int32(), false),
+    new arrow.Field('vector', new arrow.FixedSizeList(signature.dimension, new arrow.Field('item', new arrow.Float32(), true)), false),
+  ];
+  return new arrow.Schema(fields, new Map([[SIGNATURE_KEY, encodeSignature(signature)]]));
+}
+
+/** JSON form of a signature with a fixed key order (compared textually nowhere; parsed back). */
+export function encodeSignature(s: EmbeddingSignature): string {
+  return JSON.stringify({ provider: s.provider, model: s.model, dimension: s.dimension });
+}
+
+/** Signature recorded in a table's schema metadata, or null when the table carries none. */
+export function readSignature(schema: Schema): EmbeddingSignature | null {
+  const raw = schema.metadata.get(SIGNATURE_KEY);
+  if (!raw) return null;
+  const parsed = JSON.parse(raw) as EmbeddingSignature;
+  return { provider: String(parsed.provider), model: String(parsed.model), dimension: Number(parsed.dimension) };
+}
+
+/** True when two signatures name the same provider, model and dimension. */
+export function sameSignature(a: EmbeddingSignature, b: EmbeddingSignature): boolean {
+  return a.provider === b.provider && a.model === b.model && a.dimension === b.dimension;
+}
+
+/**
+ * Build one Arrow table (a single record batch) from `rows`, shaped by `schema` (the table's
+ * current schema). Columns the table has beyond ChunkRecord (e.g. attribute columns added later
+ * with addColumns) are written as nulls. Throws when a vector's length differs from the schema's.
+ */
+export function rowsToArrow(rows: ChunkRecord[], schema: Schema): ArrowTable {
+  const n = rows.length;
+  const children = schema.fields.map((field) => columnData(field, rows, n));
+  const struct = arrow.makeData({ type: new arrow.Struct(schema.fields), length: n, nullCount: 0, children });
+  return new arrow.Table(schema, [new arrow.RecordBatch(schema, struct)]);
+}
+
+function columnData(field: Field, rows: ChunkRecord[], n: number) {
+  const name = field.name;
+  if ((STRING_COLUMNS as readonly string[]).includes(name)) {
+    const key = name as (typeof STRING_COLUMNS)[number];
+    return arrow.vectorFromArray(rows.map((r) => r[key]), new arrow.Utf8()).data[0];
+  }
+  if ((INT_COLUMNS as readonly string[]).includes(name)) {
+    const key = name as (typeof INT_COLUMNS)[number];
+    const values = Int32Array.from(rows, (r) => r[key]);
+    return arrow.makeData({ type: new arrow.Int32(), length: n, nullCount: 0, data: values });
+  }
+  if (name === 'vector') {
+    const type = field.type as FixedSizeList<Float32>;
+    const dim = type.listSize;
+    const flat = new Float32Array(n * dim);
+    rows.forEach((r, i) => {
+      if (r.vector.length !== dim) {
+        throw new Error(`chunk ${r.id}: vector has ${r.vector.length} dimensions, the table expects ${dim}`);
+      }
+      flat.set(r.vector, i * dim);
+    });
+    const child = arrow.makeData({ type: new arrow.Float32(), length: n * dim, nullCount: 0, data: flat });
+    return arrow.makeData({ type, length: n, nullCount: 0, child });
+  }
+  return arrow.vectorFromArray(new Array(n).fill(null), field.type as DataType).data[0];
+}
+
+/**
+ * Read StoredChunk rows (plus an optional numeric score column, e.g. `_score` or `_distance`)
+ * out of a query result. Column access is by name; absent score columns yield NaN.
+ */
+export function arrowToChunks(table: ArrowTable, scoreColumn?: string): Array<{ chunk: StoredChunk; raw: number }> {
+  if (table.numRows === 0) return []; // LanceDB may return an empty table without the projected schema
+  const col = (name: string) => {
+    const c = table.getChild(name);
+    if (!c) throw new Error(`query result lacks column ${name}`);
+    return c;
+  };
+  const id = col('id');
+  const docId = col('doc_id');
+  const job = col('source_job_id');
+  const chunkIndex = col('chunk_index');
+  const chunkset = col('chunkset_index');
+  const pageStart = col('page_start');
+  const pageEnd = col('page_end');
+  const heading = col('heading_path');
+  const content = col('content');
+  const tokenCount = col('token_count');
+  const score = scoreColumn ? table.getChild(scoreColumn) : null;
+  const out: Array<{ chunk: StoredChunk; raw: number }> = [];
+  for (let i = 0; i < table.numRows; i++) {
+    out.push({
+      chunk: {
+        id: id.get(i) as string,
+        doc_id: docId.get(i) as string,
+        source_job_id: job.get(i) as string,
+        chunk_index: chunkIndex.get(i) as number,
+        chunkset_index: chunkset.get(i) as number,
+        page_start: pageStart.get(i) as number,
+        page_end: pageEnd.get(i) as number,
+        heading_path: heading.get(i) as string,
+        content: content.get(i) as string,
+        token_count: tokenCount.get(i) as number,
+      },
+      raw: score ? Number(score.get(i)) : Number.NaN,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,268 @@
+// The default data plane: NamespaceIndex on LanceDB (DESIGN.md §2). One Lance table per namespace holds
+// the chunks, their vectors and their pre-analysed tokens; BM25 comes from Lance's native FTS index on
+// `tokens`, vector search is cosine (flat until the table passes a size threshold, then IVF_HNSW_SQ,
+// built in optimize()), and ChunkFilter prefilters run inside the engine before ranking. Writes to one
+// namespace are serialised in-process; reads run concurrently on cached table handles.
+
+import type * as Lance from '@lancedb/lancedb';
+import { AppError } from '../internal/errors.ts';
+import { arrowToChunks, rowsToArrow, sameSignature, STORED_COLUMNS } from './lance-arrow.ts';
+import { AutoOptimizer, buildAnnIfDue, ensureFts, findFts } from './lance-maintenance.ts';
+import { KeyedMutex } from './lance-mutex.ts';
+import { assertNamespace, filterToWhere, sqlString } from './lance-sql.ts';
+import { isNotFound, TableCache } from './lance-table-cache.ts';
+import type {
+  ChunkFilter,
+  ChunkRecord,
+  EmbeddingSignature,
+  IndexHit,
+  NamespaceIndex,
+  StoredChunk,
+} from './namespace-index.ts';
+
+type LanceModule = typeof Lance;
+
+export interface LanceIndexOptions {
+  /** Local directory or object-store URI (`s3://bucket/prefix`, `gs://…`). */
+  uri: string;
+  /** Object-store settings passed to lancedb.connect (endpoint, region, keys); AWS_* env vars also work. */
+  storageOptions?: Record<string, string>;
+  /** How stale reads may be w.r.t. other processes' writes, in seconds. Default 0 (check every read). */
+  readConsistencySeconds?: number;
+  /** Row count from which optimize() builds the IVF_HNSW_SQ index. Default 50 000 (DESIGN.md §2). */
+  annThreshold?: number;
+  /** Rows per Arrow batch on write. Default 10 000 (DESIGN.md §2: 26k rows/s at 10k). */
+  writeBatchRows?: number;
+  /** optimize() removes table versions older than this many seconds. Default 60. */
+  cleanupGraceSeconds?: number;
+  /** Run optimize() in the background after this many writes to a namespace; 0 = only when called. Default 50. */
+  autoOptimizeEveryWrites?: number;
+  /** Receives background-optimize failures. Default: process.emitWarning. */
+  onMaintenanceError?: (namespace: string, err: unknown) => void;
+}
+
+/** HNSW search breadth and refine factor; DESIGN.md §2: recall@50 0.99 at ef 300 with refine. */
+const ANN_EF = 300;
+const ANN_REFINE = 2;
+
+const describeSignature = (s: EmbeddingSignature) => `${s.provider}/${s.model} (${s.dimension}-d)`;
+
+/**
+ * Open (or create on first write) the LanceDB database at `opts.uri`. Sets LANCEDB_LOG=error (unless
+ * already set) before the native module is first loaded, since its logger reads the variable at load.
+ */
+export async function openLanceIndex(opts: LanceIndexOptions): Promise<LanceNamespaceIndex> {
+  process.env.LANCEDB_LOG ??= 'error';
+  const lancedb: LanceModule = await import('@lancedb/lancedb');
+  const db = await lancedb.connect(opts.uri, {
+    storageOptions: opts.storageOptions,
+    readConsistencyInterval: opts.readConsistencySeconds ?? 0,
+  });
+  return new LanceNamespaceIndex(lancedb, db, opts);
+}
+
+export class LanceNamespaceIndex implements NamespaceIndex {
+  private readonly tables: TableCache;
+  private readonly writes = new KeyedMutex();
+  private readonly maintenance = new KeyedMutex();
+  private readonly auto: AutoOptimizer;
+  private closed = false;
+
+  constructor(
+    private readonly lancedb: LanceModule,
+    private readonly db: Lance.Connection,
+    private readonly opts: LanceIndexOptions,
+  ) {
+    this.tables = new TableCache(db);
+    const onError =
+      opts.onMaintenanceError ??
+      ((ns: string, err: unknown) => process.emitWarning(`background optimize of ${ns} failed: ${String(err)}`, 'LanceIndexWarning'));
+    this.auto = new AutoOptimizer(opts.autoOptimizeEveryWrites ?? 50, (ns) => this.optimize(ns), onError);
+  }
+
+  async addChunks(namespace: string, rows: ChunkRecord[], signature: EmbeddingSignature): Promise<void> {
+    this.check(namespace);
+    if (!Number.isInteger(signature.dimension) || signature.dimension <= 0) {
+      throw new AppError('internal_error', `invalid embedding dimension ${signature.dimension}`);
+    }
+    const bad = rows.find((r) => r.vector.length !== signature.dimension);
+    if (bad) throw new AppError('internal_error', `chunk ${bad.id}: vector has ${bad.vector.length} dimensions, signature says ${signature.dimension}`);
+    await this.writes.run(namespace, async () => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.writeRows(namespace, rows, signature);
+        } catch (err) {
+          // A cached handle may be stale (another process dropped or recreated the table): a "not
+          // found" or a signature mismatch is re-checked once on a freshly opened table.
+          const retriable = isNotFound(err) || (err instanceof AppError && err.code === 'embedder_mismatch');
+          if (err instanceof AppError && !retriable) throw err;
+          this.tables.evict(namespace);
+          if (attempt > 1 || !retriable) throw err;
+        }
+      }
+    });
+    if (rows.length > 0) this.auto.noteWrite(namespace);
+  }
+
+  async deleteDocument(namespace: string, docId: string): Promise<number> {
+    return this.deleteWhere(namespace, `doc_id = ${sqlString(docId)}`);
+  }
+
+  async deleteByJob(namespace: string, jobId: string): Promise<number> {
+    return this.deleteWhere(namespace, `source_job_id = ${sqlString(jobId)}`);
+  }
+
+  async vectorSearch(namespace: string, vector: Float32Array, limit: number, filter?: ChunkFilter): Promise<IndexHit[]> {
+    this.check(namespace);
+    const f = filterToWhere(filter);
+    if (f.empty || limit <= 0) return [];
+    return this.tables.read(namespace, [], async (state) => {
+      if (vector.length !== state.signature.dimension) {
+        throw new AppError(
+          'embedder_mismatch',
+          `namespace ${namespace} was indexed with ${describeSignature(state.signature)}; the query vector has ${vector.length} dimensions`,
+          { namespace, indexed: state.signature, queryDimension: vector.length },
+        );
+      }
+      // Prefilter is LanceDB's default for vectorSearch (only postfilter() turns it off): never call it.
+      let q = state.table
+        .vectorSearch(vector)
+        .column('vector')
+        .distanceType('cosine')
+        .ef(Math.max(ANN_EF, 2 * limit))
+        .refineFactor(ANN_REFINE)
+        .select([...STORED_COLUMNS, '_distance'])
+        .limit(limit);
+      if (f.where) q = q.where(f.where);
+      return arrowToChunks(await q.toArrow(), '_distance').map(({ chunk, raw }) => ({ chunk, score: 1 - raw }));
+    });
+  }
+
+  async bm25Search(namespace: string, queryTokens: string[], limit: number, filter?: ChunkFilter): Promise<IndexHit[]> {
+    this.check(namespace);
+    const f = filterToWhere(filter);
+    const tokens = queryTokens.flatMap((t) => t.split(/\s+/)).filter((t) => t.length > 0);
+    if (f.empty || limit <= 0 || tokens.length === 0) return [];
+    return this.tables.read(namespace, [], async (state) => {
+      if (!state.fts) state.fts = await findFts(state.table);
+      if (!state.fts) return []; // no rows were ever written
+      // A MatchQuery is tokenised by the index's whitespace tokenizer and never parsed as query syntax,
+      // so tokens such as AND, "-", "a:b" or '"' match literally. Operator OR = classic BM25 disjunction.
+      const match = new this.lancedb.MatchQuery(tokens.join(' '), 'tokens', { operator: this.lancedb.Operator.Or });
+      // FTS filters are prefilters by default in LanceDB 0.37 (no API to change it; covered by a test).
+      let q = state.table.query().fullTextSearch(match).select([...STORED_COLUMNS, '_score']).limit(limit);
+      if (f.where) q = q.where(f.where);
+      return arrowToChunks(await q.toArrow(), '_score').map(({ chunk, raw }) => ({ chunk, score: raw }));
+    });
+  }
+
+  async getChunks(namespace: string, docId: string, from: number, to: number): Promise<StoredChunk[]> {
+    this.check(namespace);
+    if (!Number.isInteger(from) || !Number.isInteger(to)) throw new AppError('internal_error', `chunk range must be integers, got ${from}..${to}`);
+    if (to < from) return [];
+    const where = `doc_id = ${sqlString(docId)} AND chunk_index >= ${from} AND chunk_index <= ${to}`;
+    return this.tables.read(namespace, [], async (state) =>
+      arrowToChunks(await state.table.query().where(where).select([...STORED_COLUMNS]).toArrow())
+        .map((r) => r.chunk)
+        .sort((a, b) => a.chunk_index - b.chunk_index),
+    );
+  }
+
+  async listDocIds(namespace: string): Promise<string[]> {
+    this.check(namespace);
+    return this.tables.read(namespace, [], async (state) => {
+      const ids = new Set<string>();
+      for await (const batch of state.table.query().select(['doc_id'])) {
+        const col = batch.getChild('doc_id');
+        if (col) for (const v of col) ids.add(v as string);
+      }
+      return [...ids].sort();
+    });
+  }
+
+  async countChunks(namespace: string): Promise<number> {
+    this.check(namespace);
+    return this.tables.read(namespace, 0, (state) => state.table.countRows());
+  }
+
+  async dropNamespace(namespace: string): Promise<void> {
+    this.check(namespace);
+    await this.writes.run(namespace, async () => {
+      this.tables.evict(namespace, true);
+      this.auto.forget(namespace);
+      try {
+        await this.db.dropTable(namespace);
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    });
+  }
+
+  async optimize(namespace: string): Promise<void> {
+    this.check(namespace);
+    const graceMs = (this.opts.cleanupGraceSeconds ?? 60) * 1000;
+    await this.maintenance.run(namespace, () =>
+      this.tables.read(namespace, undefined, async (state) => {
+        const rows = await state.table.countRows();
+        // Long (≈30 s per 100k rows): outside the write lock; Lance commits it next to concurrent appends.
+        await buildAnnIfDue(this.lancedb, state.table, rows, this.opts.annThreshold ?? 50_000);
+        await this.writes.run(namespace, async () => {
+          await state.table.optimize({ cleanupOlderThan: new Date(Date.now() - graceMs) });
+          await ensureFts(this.lancedb, state); // also repairs a crash between the first add and the index build
+        });
+      }),
+    );
+  }
+
+  /** The embedding signature recorded for `namespace`, or null when it has no table yet. */
+  async getSignature(namespace: string): Promise<EmbeddingSignature | null> {
+    this.check(namespace);
+    return (await this.tables.get(namespace))?.signature ?? null;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.auto.drain();
+    this.closed = true;
+    this.tables.closeAll();
+    this.db.close();
+  }
+
+  private check(namespace: string): void {
+    if (this.closed) throw new AppError('internal_error', 'the LanceDB namespace index is closed');
+    assertNamespace(namespace);
+  }
+
+  /** One write attempt (caller holds the namespace write lock). */
+  private async writeRows(namespace: string, rows: ChunkRecord[], signature: EmbeddingSignature): Promise<void> {
+    const state = (await this.tables.get(namespace)) ?? (await this.tables.create(namespace, signature));
+    if (!sameSignature(state.signature, signature)) {
+      throw new AppError(
+        'embedder_mismatch',
+        `namespace ${namespace} was indexed with ${describeSignature(state.signature)}; ` +
+          `refusing chunks embedded with ${describeSignature(signature)}`,
+        { namespace, indexed: state.signature, requested: signature },
+      );
+    }
+    if (rows.length === 0) return;
+    const batchRows = this.opts.writeBatchRows ?? 10_000;
+    const schema = await state.table.schema();
+    for (let i = 0; i < rows.length; i += batchRows) {
+      await state.table.add(rowsToArrow(rows.slice(i, i + batchRows), schema));
+    }
+    await ensureFts(this.lancedb, state);
+  }
+
+  private async deleteWhere(namespace: string, where: string): Promise<number> {
+    this.check(namespace);
+    const deleted = await this.writes.run(namespace, () =>
+      this.tables.read(namespace, 0, async (state) => {
+        const { numDeletedRows } = await state.table.delete(where);
+        if (numDeletedRows > 0) await ensureFts(this.lancedb, state);
+        return numDeletedRows;
+      }),
+    );
+    if (deleted > 0) this.auto.noteWrite(namespace);
+    return deleted;
+  }
+}

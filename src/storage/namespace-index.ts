@@ -1,0 +1,77 @@
+// The data-plane contract: one index per project namespace holding chunks, their vectors and their
+// analysed text. Domain code (ingest, search, documents) depends only on this interface; LanceDB is the
+// default implementation (lance-index.ts) and another engine can be added behind it (DESIGN.md §2).
+
+/** One chunk as stored in a namespace. `vector` length equals the index's recorded dimension. */
+export interface ChunkRecord {
+  /** `${doc_id}:${chunk_index}` — unique within the namespace. */
+  id: string;
+  doc_id: string;
+  source_job_id: string;
+  /** 0-based position of the chunk in its document. */
+  chunk_index: number;
+  /** 0-based chunkset (root-to-leaf heading path section) the chunk belongs to. */
+  chunkset_index: number;
+  /** 1-based page span of the chunk. */
+  page_start: number;
+  page_end: number;
+  /** Heading path, outermost first, joined with " > ". */
+  heading_path: string;
+  /** Markdown content of the chunk (without the heading path). */
+  content: string;
+  /** Analysed tokens (analysis/analyzer.ts) joined by single spaces; the column the BM25 index reads. */
+  tokens: string;
+  /** Estimated LLM tokens of `content` (o200k_base). */
+  token_count: number;
+  vector: Float32Array;
+}
+
+export type StoredChunk = Omit<ChunkRecord, 'vector' | 'tokens'>;
+
+/** Prefilter evaluated inside the engine before ranking, never after (no recall loss). */
+export interface ChunkFilter {
+  /** Only these documents. An empty array matches nothing. */
+  docIds?: string[];
+  /** Never these documents. */
+  excludeDocIds?: string[];
+}
+
+export interface IndexHit {
+  chunk: StoredChunk;
+  /** vector: cosine similarity in [-1, 1]; bm25: the engine's BM25 score (≥ 0). */
+  score: number;
+}
+
+/** Embedding model an index was built with; a mismatch is refused (DESIGN.md §3). */
+export interface EmbeddingSignature {
+  provider: string;
+  model: string;
+  dimension: number;
+}
+
+export interface NamespaceIndex {
+  /**
+   * Append chunks (all of one document). Creates the namespace table on first use and records the
+   * embedding signature; throws AppError('embedder_mismatch') if it differs from the recorded one.
+   */
+  addChunks(namespace: string, rows: ChunkRecord[], signature: EmbeddingSignature): Promise<void>;
+  /** Remove every chunk of a document; returns the number of rows (vectors) removed. */
+  deleteDocument(namespace: string, docId: string): Promise<number>;
+  /** Remove every chunk written by a job (used when a job fails or is cancelled half-way). */
+  deleteByJob(namespace: string, jobId: string): Promise<number>;
+  /** Top-`limit` chunks by cosine similarity to `vector`, after `filter`. */
+  vectorSearch(namespace: string, vector: Float32Array, limit: number, filter?: ChunkFilter): Promise<IndexHit[]>;
+  /** Top-`limit` chunks by BM25 over the analysed-token column, after `filter`. */
+  bm25Search(namespace: string, queryTokens: string[], limit: number, filter?: ChunkFilter): Promise<IndexHit[]>;
+  /** All chunks of one document whose chunk_index is in [from, to] (inclusive), ordered by chunk_index. */
+  getChunks(namespace: string, docId: string, from: number, to: number): Promise<StoredChunk[]>;
+  /** Distinct doc_ids present in the namespace (for the reconciler). */
+  listDocIds(namespace: string): Promise<string[]>;
+  /** Number of chunks in the namespace (0 when it does not exist). */
+  countChunks(namespace: string): Promise<number>;
+  /** Drop the whole namespace (project deletion). Idempotent. */
+  dropNamespace(namespace: string): Promise<void>;
+  /** Background maintenance: fold unindexed rows into the FTS/ANN indexes, compact, clean old versions. */
+  optimize(namespace: string): Promise<void>;
+  close(): Promise<void>;
+}

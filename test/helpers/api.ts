@@ -1,0 +1,74 @@
+// Small HTTP client helpers for integration tests: JSON calls with a bearer key, raw-file ingest, and
+// polling a job to a terminal state. They talk to the real server over a socket.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** Absolute path of a file under ../shared/data. */
+export function dataPath(...parts: string[]): string {
+  return path.resolve(repoRoot, '../shared/data', ...parts);
+}
+
+export interface ApiResult {
+  status: number;
+  body: unknown;
+  headers: Headers;
+}
+
+/** JSON request with `Authorization: Bearer key` (key may be undefined to test 401). */
+export async function api(baseUrl: string, key: string | undefined, method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResult> {
+  const h: Record<string, string> = { ...headers };
+  if (key) h.authorization = `Bearer ${key}`;
+  let payload: string | undefined;
+  if (body !== undefined) {
+    h['content-type'] = 'application/json';
+    payload = JSON.stringify(body);
+  }
+  const res = await fetch(baseUrl + urlPath, { method, headers: h, body: payload });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try { parsed = text ? JSON.parse(text) : undefined; } catch { /* keep text */ }
+  return { status: res.status, body: parsed, headers: res.headers };
+}
+
+/** Upload a file as raw octet-stream with Content-Disposition. */
+export async function ingestFile(baseUrl: string, key: string, file: string, headers: Record<string, string> = {}): Promise<ApiResult> {
+  const res = await fetch(baseUrl + '/v3/docsearch/ingest', {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/octet-stream',
+      'content-disposition': `attachment; filename="${path.basename(file)}"`,
+      ...headers,
+    },
+    body: fs.readFileSync(file),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try { parsed = JSON.parse(text); } catch { /* keep text */ }
+  return { status: res.status, body: parsed, headers: res.headers };
+}
+
+export interface JobStatus {
+  job_id: string;
+  status: string;
+  code: number;
+  doc_id?: string;
+  error?: { code: string; message: string };
+  [k: string]: unknown;
+}
+
+/** Poll GET /v3/jobs/{id}/status until done/failed (or throw after timeoutMs). */
+export async function waitForJob(baseUrl: string, key: string, jobId: string, timeoutMs = 120_000): Promise<JobStatus> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await api(baseUrl, key, 'GET', `/v3/jobs/${jobId}/status`);
+    if (r.status !== 200) throw new Error(`job status ${r.status}: ${JSON.stringify(r.body)}`);
+    const s = r.body as JobStatus;
+    if (s.status === 'done' || s.status === 'failed') return s;
+    if (Date.now() > deadline) throw new Error(`job ${jobId} still ${s.status} after ${timeoutMs} ms`);
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}

@@ -1,0 +1,4 @@
+// Entry point of the integration-test helpers.
+export { startTestServer, BACKENDS, repoRoot, type Backend, type TestServer } from './server.ts';
+export { request, createProject, type ApiResponse, type ApiOptions } from './http.ts';
+export { createTestDatabase, testPostgresAdminUrl, findPgBinDir } from './postgres.ts';

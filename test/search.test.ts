@@ -1,0 +1,129 @@
+// POST /v3/docsearch/search and /searchInDoc over real HTTP against the real application (SQLite): real
+// files are ingested through the API, then both response formats, scoping, budgets and every validation
+// rule of the spec's search table are checked.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { countTokens } from '../src/analysis/token-count.ts';
+import { startTestServer, createProject, type TestServer } from './helpers/start-test-server.ts';
+import { dataPath, ingestFile, waitForJob, api } from './helpers/api.ts';
+
+describe('search endpoints', () => {
+  let server: TestServer;
+  let key: string;
+  const docs: Record<string, string> = {};
+  const search = (body: unknown, path = '/v3/docsearch/search') => api(server.baseUrl, key, 'POST', path, body);
+
+  before(async () => {
+    server = await startTestServer({ backend: 'sqlite' });
+    ({ apiKey: key } = await createProject(server, { product: 'docsearch' }));
+    const files = ['html/wiki_duck.html', 'md/wiki.md', 'txt/norwich-city.txt', 'pdf/tracemonkey.pdf'];
+    for (const f of files) {
+      const job = await ingestFile(server.baseUrl, key, dataPath('docs', f));
+      assert.equal(job.status, 201, `ingest ${f}: ${JSON.stringify(job.body)}`);
+      const done = await waitForJob(server.baseUrl, key, (job.body as { job_id: string }).job_id);
+      assert.equal(done.status, 'done', `${f}: ${JSON.stringify(done)}`);
+      docs[f] = done.doc_id as string;
+    }
+  });
+  after(async () => server?.close());
+
+  test('json format: ranked region hits with pages, chunk indices, score and raw signals', async () => {
+    const r = await search({ query: 'Norwich City football club stadium', format: 'json' });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const body = r.body as { results: Array<Record<string, any>>; result_count: number; results_dropped: number; namespace: string; query: string; detected_lang: string | null };
+    assert.ok(body.result_count > 0 && body.result_count === body.results.length);
+    assert.match(body.namespace, /\S/);
+    assert.equal(body.query, 'Norwich City football club stadium');
+    const top = body.results[0];
+    assert.equal(top.doc_id, docs['txt/norwich-city.txt']);
+    assert.deepEqual(Object.keys(top).sort(), ['canonical_url', 'chunk_indices', 'content', 'doc_id', 'pages', 'score', 'scores', 'title'].sort());
+    assert.ok(Array.isArray(top.pages) && top.pages.every((p: unknown) => Number.isInteger(p) && (p as number) >= 1));
+    assert.ok(top.score >= 0.3 && top.score <= 1);
+    assert.deepEqual(Object.keys(top.scores).sort(), ['ann', 'bm25', 'reranker', 'rrf']);
+    assert.equal(top.scores.reranker, null);
+    assert.ok(top.content.length > 0);
+    assert.ok(!('context' in body));
+  });
+
+  test('prompt_ready format: context grammar, token estimate, mode and units', async () => {
+    const r = await search({ query: 'trace-based just-in-time compilation of JavaScript loops', retrieval_tier: 'advanced' });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const body = r.body as { context: string; result_count: number; tokens_estimated: number; mode: string; search_units: number; detected_lang: string | null; results_dropped: number };
+    assert.match(body.context, new RegExp(`^<context>\\n<doc id="${docs['pdf/tracemonkey.pdf']}" title="[^"]*" pages="\\d+(-\\d+)?">\\n\\[p\\d+\\] `));
+    assert.ok(body.context.endsWith('</doc>\n</context>'));
+    assert.equal(body.tokens_estimated, countTokens(body.context));
+    assert.equal(body.mode, 'standard');
+    assert.equal(body.search_units, 1);
+    assert.equal(body.detected_lang, 'en');
+    assert.ok(!('assets' in body));
+  });
+
+  test('searchInDoc stays inside its document; unknown document is 404', async () => {
+    const duck = docs['html/wiki_duck.html'];
+    const r = await search({ query: 'duck feathers and diet', doc_filter: duck, format: 'json', min_relevance: 0 }, '/v3/docsearch/searchInDoc');
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const results = (r.body as { results: Array<{ doc_id: string }> }).results;
+    assert.ok(results.length > 0 && results.every((h) => h.doc_id === duck));
+    const missing = await search({ query: 'duck', doc_filter: 'no-such-doc' }, '/v3/docsearch/searchInDoc');
+    assert.equal(missing.status, 404);
+    assert.equal((missing.body as { code: string }).code, 'document_not_found');
+    const viaSearch = await search({ query: 'duck', doc_filter: 'no-such-doc' });
+    assert.equal(viaSearch.status, 404);
+  });
+
+  test('searchInDoc requires query and a non-empty doc_filter', async () => {
+    for (const body of [{ query: 'duck' }, { query: 'duck', doc_filter: '' }, { doc_filter: docs['html/wiki_duck.html'] }]) {
+      const r = await search(body, '/v3/docsearch/searchInDoc');
+      assert.equal(r.status, 400, JSON.stringify(body));
+      const err = r.body as { code: string; message: string };
+      assert.equal(err.code, 'validation_failed');
+      assert.match(err.message, 'query' in body ? /doc_filter/ : /query/);
+    }
+  });
+
+  test('out-of-range fields are 400 validation_failed naming the field', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ min_relevance: 1.5 }, 'min_relevance'],
+      [{ min_top_relevance: -0.1 }, 'min_top_relevance'],
+      [{ expand_tightness: 2 }, 'expand_tightness'],
+      [{ target_tokens: 99 }, 'target_tokens'],
+      [{ max_tokens: 500001 }, 'max_tokens'],
+      [{ exclude_doc_ids: Array.from({ length: 101 }, (_, i) => `d${i}`) }, 'exclude_doc_ids'],
+      [{ attribute_filters: Array.from({ length: 33 }, () => ({ attr: 'a', op: 'eq', value: 1 })) }, 'attribute_filters'],
+      [{ format: 'xml' }, 'format'],
+      [{ top_k: 5 }, 'top_k'],
+    ];
+    for (const [extra, field] of cases) {
+      const r = await search({ query: 'duck', ...extra });
+      assert.equal(r.status, 400, field);
+      const err = r.body as { code: string; message: string };
+      assert.equal(err.code, 'validation_failed');
+      assert.ok(err.message.includes(field), `${field}: ${err.message}`);
+    }
+    const noQuery = await search({ format: 'json' });
+    assert.equal(noQuery.status, 400);
+    assert.match((noQuery.body as { message: string }).message, /query/);
+  });
+
+  test('budgets: target above max is lowered to max; a tight budget drops hits and counts them', async () => {
+    const q = { query: 'duck', min_relevance: 0 };
+    const r = await search({ ...q, target_tokens: 400000, max_tokens: 300 });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const tight = r.body as { tokens_estimated: number; results_dropped: number; result_count: number };
+    assert.ok(tight.tokens_estimated <= 340, `tokens ${tight.tokens_estimated}`);
+    assert.ok(tight.results_dropped > 0);
+    const wide = (await search({ ...q, format: 'json' })).body as { result_count: number; results_dropped: number };
+    assert.equal(wide.result_count + wide.results_dropped, tight.result_count + tight.results_dropped);
+  });
+
+  test('legacy fields are accepted; a filter on a never-used attribute matches nothing', async () => {
+    const legacy = await search({ query: 'duck', premium: true, return_page_images: true, return_assets: false });
+    assert.equal(legacy.status, 200, JSON.stringify(legacy.body));
+    assert.equal((legacy.body as { mode: string }).mode, 'standard');
+    const attr = await search({ query: 'duck', attribute_filters: [{ attr: 'color', op: 'eq', value: 'red' }] });
+    assert.equal(attr.status, 200);
+    assert.deepEqual([(attr.body as { context: string }).context, (attr.body as { result_count: number }).result_count], ['<context></context>', 0]);
+    const tags = await search({ query: 'duck', meta_tags_any: ['birds'], format: 'json' });
+    assert.equal((tags.body as { result_count: number }).result_count, 0);
+  });
+});
