@@ -11,14 +11,22 @@ import { LocalBlobStore } from './storage/blob-store.ts';
 import { openLanceIndex } from './storage/lance-index.ts';
 import { NetGuard } from './internal/net-guard.ts';
 import { createEmbedder } from './models/create-embedder.ts';
+import { createReranker } from './models/create-reranker.ts';
 import { createProjectDomain } from './projects/index.ts';
 import { IngestService } from './ingest/ingest-service.ts';
 import { DocumentService } from './documents/document-service.ts';
 import { IndexMaintainer } from './documents/index-maintainer.ts';
 import { SearchService } from './search/search-service.ts';
+import { AttributeService } from './attributes/attribute-service.ts';
 import { JobQueue } from './jobs/queue.ts';
 import { Worker } from './jobs/worker.ts';
 import { ingestJobKind } from './jobs/ingest-job.ts';
+import { ParseRunner } from './ingest/isolation/parse-runner.ts';
+import { JobService } from './jobs/job-service.ts';
+import { cleanupJobKind, cleanupTerminalHook } from './jobs/cleanup-job.ts';
+import { completionTerminalHook, webhookDeliveryJobKind } from './notifications/completion-webhooks.ts';
+import { WebhookSecrets } from './notifications/webhook-secrets.ts';
+import { createBucketDomain } from './buckets/index.ts';
 import { buildHttpServer } from './http/server.ts';
 import { initAnalysis } from './analysis/analyzer.ts';
 import type { Services } from './services.ts';
@@ -27,6 +35,8 @@ export interface AppHandle {
   services: Services;
   http: FastifyInstance;
   worker: Worker;
+  /** Internal jobs (completion webhooks, cleanup of failed/cancelled jobs), separate from the ingest slots. */
+  internalWorker: Worker;
   maintainer: IndexMaintainer;
   /** Start the background worker loops (role worker/all). */
   startWorkers(): void;
@@ -58,42 +68,73 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   const blobs = new LocalBlobStore(path.join(cfg.dataDir, 'blobs'));
   const net = new NetGuard(cfg.allowedPrivateHosts);
   const embedder = await createEmbedder(cfg, net);
+  const reranker = await createReranker(cfg, net);
+  logger.info({ embedder: embedder.signature, reranker: reranker ? { ...reranker.reranker.info, depth: reranker.depth } : null }, 'models ready');
   const queue = new JobQueue(cp);
+  const attributes = new AttributeService({ cp, serverSecret: cfg.serverSecret, logger });
+  const jobs = new JobService({ queue, logger });
+  const webhookSecrets = new WebhookSecrets(cp);
   const documents = new DocumentService({ cp, index, blobs, logger });
   const maintainer = new IndexMaintainer({ cp, index, logger, debounceMs: 2000 });
   const { auth, projects } = createProjectDomain({
     db: cp.db, config: cfg, logger,
     purgeNamespace: async (namespace: string, projectId: string) => {
+      await buckets.service.cancelForProject(projectId); // issue 6: its bucket tasks end first
       await index.dropNamespace(namespace);
       await blobs.deletePrefix(`projects/${projectId}`);
       await cp.db.deleteFrom('documents').where('project_id', '=', projectId).execute();
+      await attributes.purge(projectId);
     },
   });
-  const ingest = new IngestService({ blobs, queue, net, maxUploadBytes: cfg.maxUploadBytes });
-  const search = new SearchService({ cp, index, embedder, logger });
-  const services: Services = { config: cfg, logger, cp, index, blobs, embedder, net, auth, projects, ingest, documents, search, queue };
+  const ingest = new IngestService({ blobs, queue, net, maxUploadBytes: cfg.maxUploadBytes, attributes });
+  const search = new SearchService({ cp, index, embedder, logger, attributes, blobs, reranker });
+  const buckets = createBucketDomain({ cp, queue, blobs, net, config: cfg, logger });
+  const services: Services = { config: cfg, logger, cp, index, blobs, embedder, reranker, net, auth, projects, ingest, documents, search, queue, jobs, webhookSecrets, attributes, buckets: buckets.service };
 
   await projects.bootstrap();
   const removed = await documents.reconcileAll();
   if (removed) logger.info({ removed }, 'reconcile removed orphan chunks');
 
-  const worker = new Worker(queue, [ingestJobKind({
-    cp, blobs, index, embedder, net, maxRemoteBytes: cfg.maxRemoteBytes, logger,
+  // Issue 3: documents are parsed in child processes bounded in time and memory (one per worker slot).
+  const parser = new ParseRunner({
+    size: cfg.workerConcurrency, timeoutMs: cfg.parse?.timeoutMs, maxMemoryMb: cfg.parse?.maxMemoryMb,
+    limits: cfg.parse ? { maxPages: cfg.parse.maxPages, maxOcrPages: cfg.parse.maxOcrPages, ocr: cfg.parse.ocr } : undefined,
+  });
+  const ingestKind = ingestJobKind({
+    cp, blobs, index, embedder, net, maxRemoteBytes: cfg.maxRemoteBytes, logger, parser,
     onDocumentCommitted: (ns) => maintainer.touch(ns),
-  })], { leaseMs: cfg.jobLeaseMs, pollMs: cfg.workerPollMs, concurrency: cfg.workerConcurrency, logger });
+  });
+  const worker = new Worker(queue, [ingestKind], { leaseMs: cfg.jobLeaseMs, pollMs: cfg.workerPollMs, concurrency: cfg.workerConcurrency, logger });
+  // Issue 5: completion webhooks and durable cleanup run as internal job kinds in their own worker.
+  const webhookOpts = { retryBaseMs: cfg.webhookRetryBaseMs, maxAttempts: cfg.webhookMaxAttempts, timeoutMs: cfg.webhookTimeoutMs };
+  const webhookKind = webhookDeliveryJobKind({ cp, net, secrets: webhookSecrets, logger, opts: webhookOpts });
+  queue.onTerminal(completionTerminalHook(queue, webhookOpts));
+  queue.onTerminal(cleanupTerminalHook(queue, [ingestKind, webhookKind]));
+  const internalWorker = new Worker(queue, [webhookKind, cleanupJobKind([ingestKind, webhookKind])],
+    { leaseMs: cfg.jobLeaseMs, pollMs: cfg.workerPollMs, concurrency: 2, logger });
+  jobs.attach([worker], [ingestKind, webhookKind]);
+  // Issue 6: bucket task drivers (long-running) and their completion e-mails, in workers of their own.
+  const bucketWorker = new Worker(queue, [buckets.driverKind], { leaseMs: cfg.jobLeaseMs, pollMs: cfg.workerPollMs, concurrency: buckets.concurrentTasks, logger });
+  const bucketMailWorker = new Worker(queue, [buckets.emailKind], { leaseMs: cfg.jobLeaseMs, pollMs: cfg.workerPollMs, concurrency: 1, logger });
 
   const http = await buildHttpServer(services, { logger: opts.logger === false ? false : { level: cfg.logLevel } });
   let closed = false;
   return {
-    services, http, worker, maintainer,
-    startWorkers: () => worker.start(),
+    services, http, worker, internalWorker, maintainer,
+    startWorkers: () => { worker.start(); internalWorker.start(); bucketWorker.start(); bucketMailWorker.start(); buckets.startSupervisor(); },
     async close() {
       if (closed) return;
       closed = true;
       await http.close();
       await worker.stop();
+      await internalWorker.stop();
+      await buckets.close();
+      await bucketWorker.stop();
+      await bucketMailWorker.stop();
+      await parser.close();
       await maintainer.close();
       await index.close();
+      await reranker?.reranker.close?.();
       await net.close();
       await cp.close();
     },

@@ -6,13 +6,18 @@ import type { ControlPlane } from './storage/db.ts';
 import type { NamespaceIndex } from './storage/namespace-index.ts';
 import type { BlobStore } from './storage/blob-store.ts';
 import type { Embedder } from './models/embedder.ts';
+import type { ConfiguredReranker } from './models/create-reranker.ts';
 import type { AuthService } from './projects/types.ts';
 import type { ProjectService } from './projects/project-service.ts';
 import type { IngestService } from './ingest/ingest-service.ts';
 import type { DocumentService } from './documents/document-service.ts';
 import type { SearchService } from './search/search-service.ts';
+import type { AttributeService } from './attributes/attribute-service.ts';
 import type { JobQueue } from './jobs/queue.ts';
 import type { NetGuard } from './internal/net-guard.ts';
+import type { JobService } from './jobs/job-service.ts';
+import type { WebhookSecrets } from './notifications/webhook-secrets.ts';
+import type { BucketService } from './buckets/bucket-service.ts';
 
 export interface Services {
   config: Config;
@@ -21,6 +26,8 @@ export interface Services {
   index: NamespaceIndex;
   blobs: BlobStore;
   embedder: Embedder;
+  /** Reranker of the advanced tier (issue 7; docs/models.md); null when DOCSEARCH_RERANKER=none. */
+  reranker: ConfiguredReranker | null;
   net: NetGuard;
   auth: AuthService;
   projects: ProjectService;
@@ -28,4 +35,12 @@ export interface Services {
   documents: DocumentService;
   search: SearchService;
   queue: JobQueue;
+  /** Typed-attribute registry, ingest resolution and search prefilters (issue 4). */
+  attributes: AttributeService;
+  /** Job endpoints: status, cancel/delete, status stream (issue 5). */
+  jobs: JobService;
+  /** Per-project completion-webhook signing secrets (issue 5). */
+  webhookSecrets: WebhookSecrets;
+  /** Bulk bucket ingestion tasks (issue 6). */
+  buckets: BucketService;
 }

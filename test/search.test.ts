@@ -52,8 +52,8 @@ describe('search endpoints', () => {
     assert.match(body.context, new RegExp(`^<context>\\n<doc id="${docs['pdf/tracemonkey.pdf']}" title="[^"]*" pages="\\d+(-\\d+)?">\\n\\[p\\d+\\] `));
     assert.ok(body.context.endsWith('</doc>\n</context>'));
     assert.equal(body.tokens_estimated, countTokens(body.context));
-    assert.equal(body.mode, 'standard');
-    assert.equal(body.search_units, 1);
+    assert.equal(body.mode, 'advanced');
+    assert.equal(body.search_units, 1 + Math.ceil(body.tokens_estimated / 1000));
     assert.equal(body.detected_lang, 'en');
     assert.ok(!('assets' in body));
   });
@@ -116,10 +116,41 @@ describe('search endpoints', () => {
     assert.equal(wide.result_count + wide.results_dropped, tight.result_count + tight.results_dropped);
   });
 
+  test('retrieval tiers: standard fuses only; advanced (or premium) adds the builtin reranker to score and scores', async () => {
+    type Hit = { doc_id: string; score: number; scores: { ann: number | null; bm25: number | null; rrf: number; reranker: number | null } };
+    const q = { query: 'Norwich City football club stadium', format: 'json', min_relevance: 0 };
+    const std = (await search(q)).body as { results: Hit[] };
+    const adv = (await search({ ...q, retrieval_tier: 'advanced' })).body as { results: Hit[] };
+    const prem = (await search({ ...q, premium: true })).body as { results: Hit[] };
+    assert.ok(std.results.length > 1 && adv.results.length > 1);
+    assert.ok(std.results.every((h) => h.scores.reranker === null));
+    assert.ok(adv.results.some((h) => h.scores.reranker !== null));
+    for (const h of adv.results) {
+      assert.ok(h.score >= 0 && h.score <= 1);
+      // builtin reranker output is the calibrated probability itself
+      if (h.scores.reranker !== null) assert.ok(Math.abs(h.score - h.scores.reranker) < 1e-3, JSON.stringify(h));
+      assert.equal(typeof h.scores.rrf, 'number');
+    }
+    for (let i = 1; i < adv.results.length; i++) assert.ok(adv.results[i - 1].score >= adv.results[i].score);
+    assert.equal(adv.results[0].doc_id, docs['txt/norwich-city.txt']);
+    assert.deepEqual(prem.results.map((h) => [h.doc_id, h.score]), adv.results.map((h) => [h.doc_id, h.score]));
+    // min_relevance and min_top_relevance act on the advanced score.
+    const cut = (await search({ ...q, retrieval_tier: 'advanced', min_relevance: 0.3 })).body as { results: Hit[] };
+    assert.ok(cut.results.length > 0 && cut.results.every((h) => h.score >= 0.3));
+    const none = (await search({ ...q, retrieval_tier: 'advanced', min_top_relevance: 0.99999 })).body as { results: Hit[] };
+    assert.equal(none.results.length, 0);
+    // An explicit retrieval_tier wins over the legacy flag; an unknown tier is a validation error.
+    const explicit = (await search({ query: 'duck', retrieval_tier: 'standard', premium: true })).body as { mode: string; search_units: number };
+    assert.deepEqual([explicit.mode, explicit.search_units], ['standard', 1]);
+    const bad = await search({ query: 'duck', retrieval_tier: 'premium' });
+    assert.equal(bad.status, 400);
+    assert.match((bad.body as { message: string }).message, /retrieval_tier/);
+  });
+
   test('legacy fields are accepted; a filter on a never-used attribute matches nothing', async () => {
     const legacy = await search({ query: 'duck', premium: true, return_page_images: true, return_assets: false });
     assert.equal(legacy.status, 200, JSON.stringify(legacy.body));
-    assert.equal((legacy.body as { mode: string }).mode, 'standard');
+    assert.equal((legacy.body as { mode: string }).mode, 'advanced');
     const attr = await search({ query: 'duck', attribute_filters: [{ attr: 'color', op: 'eq', value: 'red' }] });
     assert.equal(attr.status, 200);
     assert.deepEqual([(attr.body as { context: string }).context, (attr.body as { result_count: number }).result_count], ['<context></context>', 0]);

@@ -28,6 +28,9 @@ export async function buildHttpServer(services: Services, opts: { logger?: boole
     genReqId: (req) => (req.headers['x-request-id'] as string | undefined)?.slice(0, 64) || crypto.randomUUID(),
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
+    // Node's default (16 KiB for all headers) is below the spec's own header limits: X-Unencrypted-Strings
+    // up to 16384 characters plus X-Attributes and X-Attribute-Schema up to 2048 each.
+    http: { maxHeaderSize: 64 * 1024 },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -3,6 +3,7 @@
 import { AppError } from '../internal/errors.ts';
 import type { NetGuard } from '../internal/net-guard.ts';
 import { SUPPORTED_EXTENSIONS as SUPPORTED_DOTTED } from './parse/index.ts';
+import { decodeHeaderUtf8, parseAttributeHeaders, type AttributeInput } from '../attributes/ingest-headers.ts';
 
 /** Supported extensions without the dot (the parser table lists them as '.pdf'). */
 const SUPPORTED_EXTENSIONS: string[] = SUPPORTED_DOTTED.map((e: string) => e.replace(/^\./, ''));
@@ -14,6 +15,8 @@ export interface IngestHeaders {
   remoteUrl?: string;
   baseUrl?: string;
   completion?: string;
+  /** Idempotency-Key (issue 5; validated in jobs/idempotency.ts). */
+  idempotencyKey?: string;
   unencryptedStrings?: string;
   attributes?: string;
   attributeSchema?: string;
@@ -28,7 +31,8 @@ export interface ValidatedIngest {
   baseUrl?: string;
   completion?: { url: string; headers?: Record<string, string> };
   unencryptedStrings: Record<string, string>;
-  attributesRaw: Record<string, unknown>;
+  /** X-Attributes / X-Attribute-Schema / legacy headers after syntax checks (types resolved later). */
+  attributes: AttributeInput;
 }
 
 /** Extension of a filename, lower-case, without the dot ('' when none). */
@@ -71,7 +75,7 @@ function parseJsonHeader(name: string, raw: string, max?: number): unknown {
 /** Spec: at most 32 keys; key [A-Za-z0-9_] up to 64; value up to 1024; total up to 16384 characters. */
 export function validateUnencryptedStrings(raw: string | undefined): Record<string, string> {
   if (raw === undefined || raw === '') return {};
-  const v = parseJsonHeader('X-Unencrypted-Strings', raw);
+  const v = parseJsonHeader('X-Unencrypted-Strings', decodeHeaderUtf8(raw));
   if (typeof v !== 'object' || v === null || Array.isArray(v)) {
     throw new AppError('unencrypted_strings_invalid', 'X-Unencrypted-Strings must be a JSON object of string to string.');
   }
@@ -114,7 +118,8 @@ function parseCompletion(raw: string | undefined, net: NetGuard): ValidatedInges
 /**
  * Validate every ingest header.
  * @throws AppError multipart_not_accepted (403), missing_filename / unsupported_media_type / invalid_header /
- *         invalid_remote_url / unencrypted_strings_invalid (400), remote_url_forbidden (403), payload_too_large (413)
+ *         invalid_remote_url / unencrypted_strings_invalid (400), remote_url_forbidden (403), payload_too_large (413),
+ *         and the attribute header errors of attributes/ingest-headers.ts parseAttributeHeaders (400)
  */
 export function validateIngestHeaders(h: IngestHeaders, net: NetGuard, maxUploadBytes: number): ValidatedIngest {
   const ct = (h.contentType ?? '').toLowerCase();
@@ -150,19 +155,13 @@ export function validateIngestHeaders(h: IngestHeaders, net: NetGuard, maxUpload
   }
   const baseUrl = h.baseUrl?.trim() || undefined;
   if (baseUrl) net.checkUrl(baseUrl);
-  const attributesRaw: Record<string, unknown> = {};
-  if (h.attributes) {
-    const v = parseJsonHeader('X-Attributes', h.attributes, 2048);
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new AppError('invalid_header', 'X-Attributes must be a JSON object.');
-    Object.assign(attributesRaw, v);
-  }
-  if (h.attributeSchema) parseJsonHeader('X-Attribute-Schema', h.attributeSchema, 2048);
+  const attributes = parseAttributeHeaders(h);
   return {
     filename: filename!,
     remoteUrl,
     baseUrl,
     completion: parseCompletion(h.completion, net),
     unencryptedStrings: validateUnencryptedStrings(h.unencryptedStrings),
-    attributesRaw,
+    attributes,
   };
 }

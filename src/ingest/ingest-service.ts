@@ -7,6 +7,9 @@ import type { NetGuard } from '../internal/net-guard.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import type { JobQueue, JobRow } from '../jobs/queue.ts';
 import { validateIngestHeaders, type IngestHeaders } from './ingest-request.ts';
+import { checkReplay, findReplay, requestFingerprint, validateIdempotencyKey } from '../jobs/idempotency.ts';
+import type { AttributeService } from '../attributes/attribute-service.ts';
+import type { StoredAttributes } from '../attributes/types.ts';
 
 /** Spec `PublicJob`. */
 export interface PublicJob {
@@ -26,7 +29,8 @@ export interface IngestPayload {
   baseUrl?: string;
   completion?: { url: string; headers?: Record<string, string> };
   unencryptedStrings: Record<string, string>;
-  attributes: Record<string, unknown>;
+  /** Typed attribute values, resolved and registered at accept time; encrypted_text already hashed. */
+  attributes: StoredAttributes;
 }
 
 export const INGEST_JOB_KIND = 'ingest';
@@ -49,7 +53,7 @@ export function toPublicJob(job: JobRow): PublicJob {
 }
 
 export class IngestService {
-  constructor(private readonly deps: { blobs: BlobStore; queue: JobQueue; net: NetGuard; maxUploadBytes: number }) {}
+  constructor(private readonly deps: { blobs: BlobStore; queue: JobQueue; net: NetGuard; maxUploadBytes: number; attributes?: AttributeService }) {}
 
   /**
    * Create an ingestion job.
@@ -60,6 +64,23 @@ export class IngestService {
    */
   async createJob(ctx: { projectId: string; namespace: string }, h: IngestHeaders, body: Readable | null): Promise<PublicJob> {
     const v = validateIngestHeaders(h, this.deps.net, this.deps.maxUploadBytes);
+    // Idempotency-Key (issue 5, docs/jobs.md): a retried request gets the job the first one created.
+    const idemKey = validateIdempotencyKey(h.idempotencyKey);
+    const fingerprint = idemKey ? requestFingerprint({ filename: v.filename, remoteUrl: v.remoteUrl }) : undefined;
+    if (idemKey) {
+      const prior = await findReplay(this.deps.queue, ctx.projectId, idemKey, fingerprint!);
+      if (prior) {
+        body?.resume();
+        return toPublicJob(prior);
+      }
+    }
+    // Typed attributes: checked against the registry before the upload (fails fast), registered and
+    // hashed after it, right before the job is created (issue 4; src/attributes).
+    const attrs = this.deps.attributes;
+    if (!attrs && (Object.keys(v.attributes.values).length || Object.keys(v.attributes.declared).length)) {
+      throw new AppError('internal_error', 'Typed attributes are not configured on this server.');
+    }
+    await attrs?.precheck(ctx.projectId, v.attributes);
     const jobId = crypto.randomUUID();
     let size = 0;
     let blobKey: string | undefined;
@@ -78,6 +99,13 @@ export class IngestService {
     } else if (body) {
       body.resume(); // the body is optional with X-Remote-URL; discard it
     }
+    let attributes: StoredAttributes;
+    try {
+      attributes = attrs ? await attrs.commit(ctx.projectId, v.attributes) : {};
+    } catch (err) {
+      if (blobKey) await this.deps.blobs.delete(blobKey).catch(() => undefined);
+      throw err;
+    }
     const payload: IngestPayload = {
       namespace: ctx.namespace,
       blobKey,
@@ -86,13 +114,22 @@ export class IngestService {
       baseUrl: v.baseUrl,
       completion: v.completion,
       unencryptedStrings: v.unencryptedStrings,
-      attributes: v.attributesRaw,
+      attributes,
     };
     try {
-      const job = await this.deps.queue.enqueue({
+      const newJob = {
         id: jobId, projectId: ctx.projectId, kind: INGEST_JOB_KIND, filename: v.filename, size,
         baseUrl: v.baseUrl ?? null, docId: crypto.randomUUID(), payload: payload as unknown as Record<string, unknown>,
-      });
+      };
+      if (idemKey) {
+        const r = await this.deps.queue.enqueueIdempotent({ ...newJob, idempotencyKey: idemKey, requestFingerprint: fingerprint });
+        if (!r.created) {
+          if (blobKey) await this.deps.blobs.delete(blobKey).catch(() => undefined);
+          return toPublicJob(checkReplay(r.row, idemKey, fingerprint!)!);
+        }
+        return toPublicJob(r.row);
+      }
+      const job = await this.deps.queue.enqueue(newJob);
       return toPublicJob(job);
     } catch (err) {
       if (blobKey) await this.deps.blobs.delete(blobKey).catch(() => undefined);

@@ -12,13 +12,17 @@ import { nowIso } from '../storage/db.ts';
 import type { ChunkRecord, NamespaceIndex } from '../storage/namespace-index.ts';
 import type { Embedder } from '../models/embedder.ts';
 import type { JobRow, JobOutcome } from '../jobs/queue.ts';
-import { RetryableError } from '../jobs/worker.ts';
+import { RetryableError, type JobContext } from '../jobs/worker.ts';
 import { analyze, detectLanguage } from '../analysis/analyzer.ts';
 import { parseDocument } from './parse/index.ts';
 import { ParseError } from './parse/types.ts';
 import { chunkDocument } from './chunking/chunker.ts';
 import { extensionOf } from './ingest-request.ts';
 import { originalBlobKey, type IngestPayload } from './ingest-service.ts';
+import type { ParseRunner } from './isolation/parse-runner.ts';
+import { assetPrefix, saveAssets } from './assets/asset-store.ts';
+import { resolveRemoteImages } from './assets/remote-images.ts';
+import { toChunkAttributes } from '../attributes/resolve.ts';
 
 export interface PipelineDeps {
   cp: ControlPlane;
@@ -28,6 +32,8 @@ export interface PipelineDeps {
   net: NetGuard;
   maxRemoteBytes: number;
   logger: Logger;
+  /** Runs parsing in bounded child processes (issue 3); without it parsing runs in this thread. */
+  parser?: ParseRunner;
   /** Called after a document was committed, so index maintenance can be scheduled. */
   onDocumentCommitted?: (namespace: string) => void;
 }
@@ -81,7 +87,7 @@ async function fetchRemote(deps: PipelineDeps, url: string, signal: AbortSignal)
  * @returns done (200) with the committed doc id, or failed with a 4xx code when the input is at fault.
  * @throws RetryableError for transient failures (network, 5xx from the remote); other errors -> 500.
  */
-export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: AbortSignal): Promise<JobOutcome & { docId?: string }> {
+export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: AbortSignal, ctx?: JobContext): Promise<JobOutcome & { docId?: string }> {
   const payload = JSON.parse(job.payload) as IngestPayload;
   const docId = job.doc_id!;
   const ns = payload.namespace;
@@ -112,12 +118,16 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
 
   let parsed;
   try {
-    parsed = await parseDocument({ data, filename, mediaType });
+    parsed = deps.parser
+      ? await deps.parser.parse({ data, filename, mediaType }, { signal })
+      : await parseDocument({ data, filename, mediaType });
   } catch (err) {
     if (err instanceof ParseError) return failed(err.jobCode, err.errorCode, err.message);
     throw err;
   }
   if (signal.aborted) return failed(500, 'aborted', 'aborted');
+  // X-Base-URL (else the remote file's own URL) resolves linked images of HTML/Markdown (issue 3).
+  await resolveRemoteImages(deps.net, parsed, payload.baseUrl ?? (canonicalUrl || undefined), { signal });
   const chunked = chunkDocument(parsed);
   if (chunked.chunks.length === 0) {
     return failed(422, 'no_extractable_text', 'No text could be extracted from the file.');
@@ -130,6 +140,8 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
     if (signal.aborted) return failed(500, 'aborted', 'aborted');
     vectors.push(...(await deps.embedder.embedDocuments(texts.slice(i, i + EMBED_BATCH))));
   }
+  // Typed attribute values (resolved and hashed at accept time) go onto every chunk row (issue 4).
+  const attributes = toChunkAttributes(payload.attributes);
   const rows: ChunkRecord[] = chunked.chunks.map((c, i) => ({
     id: `${docId}:${c.chunk_index}`,
     doc_id: docId,
@@ -143,6 +155,7 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
     tokens: analyze(texts[i], lang.code).join(' '),
     token_count: c.token_count,
     vector: vectors[i],
+    attributes,
   }));
   await deps.index.deleteByJob(ns, job.id);
   await deps.index.addChunks(ns, rows, deps.embedder.signature);
@@ -150,15 +163,21 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
     await deps.index.deleteByJob(ns, job.id).catch(() => undefined);
     return failed(500, 'aborted', 'aborted');
   }
+  // Figures and tables go to the blob store before the document becomes visible (issue 3).
+  await saveAssets(deps.blobs, job.project_id, docId, parsed);
   const title = (parsed.title && parsed.title.trim()) || filename;
-  await deps.cp.db.insertInto('documents').values({
+  const docRow = {
     project_id: job.project_id, doc_id: docId, state: 'visible', title: title.slice(0, 500), language: lang.bcp47,
     filename, canonical_url: canonicalUrl, content_type: mediaType ?? '', pages: parsed.pages,
     chunkset_count: chunked.chunksetCount, chunk_count: rows.length, image_count: chunked.imageCount,
     table_count: chunked.tableCount, ingested_at: nowIso(), source_job_id: job.id, bm25_state: 'pending',
     blob_key: blobKey, size: data.length, attributes: JSON.stringify(payload.attributes ?? {}),
     unencrypted_strings: JSON.stringify(payload.unencryptedStrings ?? {}),
-  }).execute();
+  } as const;
+  // With a job context the row is inserted in the transaction that marks the job done (issue 5), so a
+  // cancelled job can never leave a visible document and a done job always has one.
+  if (ctx) await ctx.commitDone(docId, async (trx) => { await trx.insertInto('documents').values(docRow).execute(); });
+  else await deps.cp.db.insertInto('documents').values(docRow).execute();
   deps.onDocumentCommitted?.(ns);
   return { status: 'done', code: 200, docId };
 }
@@ -169,4 +188,5 @@ export async function cleanupFailedJob(deps: PipelineDeps, job: JobRow): Promise
   await deps.index.deleteByJob(payload.namespace, job.id).catch((err) => {
     if (!(err instanceof AppError)) deps.logger.warn({ err, job_id: job.id }, 'cleanup of failed job chunks failed');
   });
+  if (job.doc_id) await deps.blobs.deletePrefix(assetPrefix(job.project_id, job.doc_id)).catch(() => undefined);
 }

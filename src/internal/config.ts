@@ -1,6 +1,7 @@
 // Configuration is parsed and validated exactly once, at start-up, from an environment map, and then
 // passed into everything that needs it. Nothing reads process.env at import time.
 import path from 'node:path';
+import { parseOnnxEmbedderConfig, parseRerankerConfig, type RerankerConfig } from '../models/model-config.ts';
 
 export type Role = 'api' | 'worker' | 'all';
 
@@ -30,8 +31,37 @@ export interface Config {
   jobLeaseMs: number;
   /** How often an idle worker polls the queue, ms. */
   workerPollMs: number;
-  embedder: { provider: 'builtin' | 'http'; model?: string; url?: string; apiKey?: string; dimension?: number };
+  /** Completion webhooks (issue 5): first retry delay (doubles per attempt, capped at 1 h), attempts, per-attempt timeout. */
+  webhookRetryBaseMs: number;
+  webhookMaxAttempts: number;
+  webhookTimeoutMs: number;
+  /** Comment heartbeat interval of the job status SSE stream, ms. */
+  sseHeartbeatMs: number;
+  embedder: {
+    provider: 'builtin' | 'http' | 'onnx'; model?: string; url?: string; apiKey?: string; dimension?: number;
+    /** onnx: local Hugging Face folder, and optional text prefixes (e5: "query: "/"passage: "). */
+    modelDir?: string; queryPrefix?: string; documentPrefix?: string;
+  };
+  /** Reranker of the advanced tier (issue 7; docs/models.md). Optional so hand-built configs stay valid (= builtin). */
+  reranker?: RerankerConfig;
   logLevel: string;
+  /** Parse isolation and limits (issue 3; docs/ocr.md). Optional so hand-built configs stay valid. */
+  parse?: { timeoutMs: number; maxMemoryMb: number; maxPages: number; maxOcrPages: number; ocr: boolean };
+  /** SMTP relay for e-mail completion targets (bucket tasks, issue 6); unset = e-mail targets are refused. */
+  smtp?: { url: string; from: string };
+  /** Bulk bucket ingestion (issue 6; docs/buckets.md). Optional so hand-built configs stay valid. */
+  buckets?: {
+    /** Files per task; beyond it a task ends done_with_errors (spec: target ceiling 100,000). */
+    fileCap: number;
+    /** Region this deployment runs in (e.g. us-east-1); buckets elsewhere need acknowledge_egress_cost. */
+    region?: string;
+    /** Per-account bytes fetched from buckets per UTC month; 0 = no quota (paused_egress_quota_exhausted). */
+    egressQuotaBytes: number;
+    /** Per-account files ingested from buckets per UTC month; 0 = no quota (paused_credit_exhausted). */
+    fileCredits: number;
+    /** Bucket tasks driven at once by one worker process (others wait in queued_org). */
+    concurrentTasks: number;
+  };
 }
 
 function int(env: Record<string, string | undefined>, key: string, dflt: number, min: number, max: number): number {
@@ -42,6 +72,12 @@ function int(env: Record<string, string | undefined>, key: string, dflt: number,
     throw new Error(`config: ${key} must be an integer in ${min}..${max}, got "${raw}"`);
   }
   return n;
+}
+
+/** DOCSEARCH_SMTP_URL must be smtp:// or smtps:// (nodemailer's connection URL form). */
+function smtpUrl(raw: string): string {
+  if (!/^smtps?:\/\/[^/]/.test(raw)) throw new Error(`config: DOCSEARCH_SMTP_URL must be an smtp:// or smtps:// URL, got "${raw.replace(/:[^:@/]*@/, ':***@')}"`);
+  return raw;
 }
 
 /**
@@ -64,8 +100,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new Error(`config: DOCSEARCH_ROLE must be api, worker or all, got "${role}"`);
   }
   const provider = (env.DOCSEARCH_EMBEDDER || 'builtin') as Config['embedder']['provider'];
-  if (!['builtin', 'http'].includes(provider)) {
-    throw new Error(`config: DOCSEARCH_EMBEDDER must be builtin or http, got "${provider}"`);
+  if (!['builtin', 'http', 'onnx'].includes(provider)) {
+    throw new Error(`config: DOCSEARCH_EMBEDDER must be builtin, onnx or http, got "${provider}"`);
   }
   if (provider === 'http' && !env.DOCSEARCH_EMBEDDER_URL) {
     throw new Error('config: DOCSEARCH_EMBEDDER_URL is required when DOCSEARCH_EMBEDDER=http');
@@ -93,13 +129,34 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     workerConcurrency: int(env, 'DOCSEARCH_WORKER_CONCURRENCY', 2, 1, 256),
     jobLeaseMs: int(env, 'DOCSEARCH_JOB_LEASE_MS', 60_000, 1000, 24 * 3600_000),
     workerPollMs: int(env, 'DOCSEARCH_WORKER_POLL_MS', 250, 10, 60_000),
+    webhookRetryBaseMs: int(env, 'DOCSEARCH_WEBHOOK_RETRY_BASE_MS', 5000, 10, 3600_000),
+    webhookMaxAttempts: int(env, 'DOCSEARCH_WEBHOOK_MAX_ATTEMPTS', 12, 1, 100),
+    webhookTimeoutMs: int(env, 'DOCSEARCH_WEBHOOK_TIMEOUT_MS', 10_000, 100, 300_000),
+    sseHeartbeatMs: int(env, 'DOCSEARCH_SSE_HEARTBEAT_MS', 15_000, 100, 300_000),
     embedder: {
       provider,
       model: env.DOCSEARCH_EMBEDDER_MODEL || undefined,
       url: env.DOCSEARCH_EMBEDDER_URL || undefined,
       apiKey: env.DOCSEARCH_EMBEDDER_API_KEY || undefined,
       dimension: env.DOCSEARCH_EMBEDDER_DIMENSION ? int(env, 'DOCSEARCH_EMBEDDER_DIMENSION', 0, 1, 65536) : undefined,
+      ...(provider === 'onnx' ? parseOnnxEmbedderConfig(env) : {}),
     },
+    reranker: parseRerankerConfig(env),
     logLevel: env.LOG_LEVEL || 'info',
+    parse: {
+      timeoutMs: int(env, 'DOCSEARCH_PARSE_TIMEOUT_MS', 600_000, 1000, 24 * 3600_000),
+      maxMemoryMb: int(env, 'DOCSEARCH_PARSE_MAX_MEMORY_MB', 2048, 128, 1024 * 1024),
+      maxPages: int(env, 'DOCSEARCH_PARSE_MAX_PAGES', 2000, 1, 1_000_000),
+      maxOcrPages: int(env, 'DOCSEARCH_OCR_MAX_PAGES', 100, 0, 100_000),
+      ocr: (env.DOCSEARCH_OCR || 'on').toLowerCase() !== 'off',
+    },
+    smtp: env.DOCSEARCH_SMTP_URL ? { url: smtpUrl(env.DOCSEARCH_SMTP_URL), from: env.DOCSEARCH_SMTP_FROM || 'docsearch@localhost' } : undefined,
+    buckets: {
+      fileCap: int(env, 'DOCSEARCH_BUCKET_FILE_CAP', 100_000, 1, 100_000),
+      region: env.DOCSEARCH_REGION || undefined,
+      egressQuotaBytes: int(env, 'DOCSEARCH_BUCKET_EGRESS_QUOTA_BYTES', 0, 0, 2 ** 53 - 1),
+      fileCredits: int(env, 'DOCSEARCH_BUCKET_FILE_CREDITS', 0, 0, 2 ** 31 - 1),
+      concurrentTasks: int(env, 'DOCSEARCH_BUCKET_CONCURRENT_TASKS', 4, 1, 64),
+    },
   };
 }

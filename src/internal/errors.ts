@@ -16,9 +16,12 @@ export const ERROR_CATALOGUE = {
   attribute_invalid_value: 400,
   attribute_limit_reached: 400,
   attribute_header_too_long: 400,
+  attribute_invalid_type: 400,
   unencrypted_strings_invalid: 400,
   unsupported_operator: 400,
   invalid_doc_id: 400,
+  egress_cost_not_acknowledged: 400,
+  source_access_denied: 400,
   // 401
   unauthorized: 401,
   invalid_credentials: 401,
@@ -32,10 +35,14 @@ export const ERROR_CATALOGUE = {
   project_not_found: 404,
   document_not_found: 404,
   job_not_found: 404,
+  bucket_task_not_found: 404,
   // 409
   conflict: 409,
   task_already_active: 409,
   project_name_taken: 409,
+  task_not_active: 409,
+  task_cancelled: 409,
+  idempotency_key_reused: 409,
   // 410
   namespace_purged: 410,
   // 413

@@ -1,15 +1,29 @@
 // Job kind "ingest": one file through the ingest pipeline. Retry policy: transient failures (remote
 // fetch network errors, 5xx) retry with exponential backoff up to 3 attempts; input faults fail at once.
+// The document row is inserted in the same transaction that marks the job done (JobContext.commitDone),
+// and a failed or cancelled job's chunks and original upload are removed by `cleanup`.
 import type { JobKind } from './worker.ts';
-import { runIngestJob, cleanupFailedJob, type PipelineDeps } from '../ingest/pipeline.ts';
-import { INGEST_JOB_KIND } from '../ingest/ingest-service.ts';
+import type { JobRow } from './queue.ts';
+import { cleanupFailedJob, runIngestJob, type PipelineDeps } from '../ingest/pipeline.ts';
+import { INGEST_JOB_KIND, originalBlobKey, type IngestPayload } from '../ingest/ingest-service.ts';
+
+/**
+ * Remove what a failed or cancelled ingest left: its chunks, its extracted assets and its original upload,
+ * unless a committed document owns that blob (never the case for a failed job, checked anyway).
+ */
+export async function cleanupIngestJob(deps: PipelineDeps, job: JobRow): Promise<void> {
+  const payload = JSON.parse(job.payload) as IngestPayload;
+  await deps.index.deleteByJob(payload.namespace, job.id); // throws, so the durable cleanup job retries
+  await cleanupFailedJob(deps, job); // everything else the pipeline may have stored (assets)
+  const owned = await deps.cp.db.selectFrom('documents').select('doc_id')
+    .where('project_id', '=', job.project_id).where('source_job_id', '=', job.id).executeTakeFirst();
+  if (!owned) await deps.blobs.delete(payload.blobKey ?? originalBlobKey(job.project_id, job.id));
+}
 
 export function ingestJobKind(deps: PipelineDeps): JobKind {
   return {
     kind: INGEST_JOB_KIND,
-    handle: (job, signal) => runIngestJob(deps, job, signal),
-    async afterFinish(job, outcome) {
-      if (outcome.status === 'failed') await cleanupFailedJob(deps, job);
-    },
+    handle: (job, signal, ctx) => runIngestJob(deps, job, signal, ctx),
+    cleanup: (job) => cleanupIngestJob(deps, job),
   };
 }

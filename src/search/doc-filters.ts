@@ -4,7 +4,7 @@
 // (doc_filter, doc_ids, exclude_doc_ids, unencrypted_strings_match, attribute filters) into a ChunkFilter
 // prefilter, and looks up the visible rows of candidate documents.
 import type { ControlPlane } from '../storage/db.ts';
-import type { ChunkFilter } from '../storage/namespace-index.ts';
+import type { AttrExpr, ChunkFilter } from '../storage/namespace-index.ts';
 import { AppError } from '../internal/errors.ts';
 import type { SearchRequest } from './types.ts';
 
@@ -12,6 +12,15 @@ export interface VisibleDoc {
   doc_id: string;
   title: string;
   canonical_url: string;
+}
+
+/** Builds the typed-attribute prefilter of a request (implemented by attributes/attribute-service.ts). */
+export interface AttributeFilterSource {
+  /**
+   * @returns undefined without attribute conditions; `{kind: 'false'}` when one names an attribute the
+   *   project never used; throws AppError 400 for an operator the type does not offer or a bad operand
+   */
+  searchFilter(projectId: string, req: SearchRequest): Promise<AttrExpr | undefined>;
 }
 
 /** Outcome of scoping: a prefilter, or `matchNothing` when the filters provably exclude everything. */
@@ -22,7 +31,9 @@ export interface Scope {
 
 /**
  * Case-insensitive glob match of `unencrypted_strings_match` (spec): `*` any run, `?` one character,
- * everything else literal; a pattern without wildcards is an exact (case-insensitive) match.
+ * everything else literal; a pattern without wildcards is an exact (case-insensitive) match. Not a
+ * file-path glob library on purpose: picomatch/micromatch stop `*` and `?` at `/` and give `[ { ! \`
+ * meaning, which the spec's patterns do not have (docs/attributes.md).
  */
 export function globMatch(pattern: string, value: string): boolean {
   const re = pattern.replace(/[.+^${}()|[\]\\*?]/g, (ch) => (ch === '*' ? '.*' : ch === '?' ? '.' : `\\${ch}`));
@@ -38,11 +49,7 @@ export function matchesUnencryptedStrings(strings: Record<string, string>, match
   });
 }
 
-/**
- * True when the request carries a typed-attribute condition (attribute_filters or a legacy meta_* field).
- * No attribute exists in any project yet, and the spec says a filter naming an attribute the project has
- * never used matches nothing, so such a request has an empty result.
- */
+/** True when the request carries a typed-attribute condition (attribute_filters or a legacy meta_* field). */
 export function hasAttributeConditions(req: SearchRequest): boolean {
   return (req.attribute_filters?.length ?? 0) > 0
     || (req.meta_tags_any?.length ?? 0) > 0
@@ -52,9 +59,15 @@ export function hasAttributeConditions(req: SearchRequest): boolean {
 
 /**
  * Build the prefilter of a search.
- * @throws AppError document_not_found (404) when `doc_filter` names no visible document of the project
+ * @param attrs builds the typed-attribute part; without it any attribute condition matches nothing
+ * @throws AppError document_not_found (404) when `doc_filter` names no visible document of the project;
+ *   the attribute errors of AttributeFilterSource (400 unsupported_operator / attribute_invalid_value, 503)
  */
-export async function resolveScope(cp: ControlPlane, projectId: string, req: SearchRequest): Promise<Scope> {
+export async function resolveScope(cp: ControlPlane, projectId: string, req: SearchRequest, attrs?: AttributeFilterSource): Promise<Scope> {
+  // Typed attributes first: an unsupported operator is a 400 whatever else the request scopes to.
+  const attributes: AttrExpr | undefined = attrs
+    ? await attrs.searchFilter(projectId, req)
+    : (hasAttributeConditions(req) ? { kind: 'false' } : undefined);
   let docIds: string[] | undefined = req.doc_ids ? [...new Set(req.doc_ids)] : undefined;
   if (req.doc_filter !== undefined && req.doc_filter !== '') {
     const row = await cp.db.selectFrom('documents').select('doc_id')
@@ -80,7 +93,8 @@ export async function resolveScope(cp: ControlPlane, projectId: string, req: Sea
   const filter: ChunkFilter = {};
   if (docIds) filter.docIds = docIds;
   if (exclude.length && !docIds) filter.excludeDocIds = exclude;
-  return { filter, matchNothing: hasAttributeConditions(req) || (docIds !== undefined && docIds.length === 0) };
+  if (attributes) filter.attributes = attributes;
+  return { filter, matchNothing: attributes?.kind === 'false' || (docIds !== undefined && docIds.length === 0) };
 }
 
 function parseStrings(json: string): Record<string, string> {

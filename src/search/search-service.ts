@@ -1,6 +1,6 @@
 // The retrieval pipeline of docsearch (DESIGN.md §2): a chain of plain stage functions
 //   scope -> analyse query -> retrieve (vector ∥ BM25) -> visibility -> fuse (RRF) -> group into hits
-//   -> relevance score -> thresholds -> expand (lazily, best first) -> token budget -> render
+//   -> relevance score -> [advanced tier: rerank] -> thresholds -> expand (lazily, best first) -> token budget -> render
 // composed here for POST /docsearch/search and /docsearch/searchInDoc. No Fastify in here.
 import type { Logger } from 'pino';
 import { AppError } from '../internal/errors.ts';
@@ -8,8 +8,10 @@ import { initAnalysis } from '../analysis/analyzer.ts';
 import { countTokens } from '../analysis/token-count.ts';
 import type { Embedder } from '../models/embedder.ts';
 import type { ControlPlane } from '../storage/db.ts';
+import type { BlobStore } from '../storage/blob-store.ts';
+import { assetsForCitedDocs, type CitedDoc } from '../ingest/assets/search-assets.ts';
 import type { IndexHit, NamespaceIndex } from '../storage/namespace-index.ts';
-import { dominantLanguage, resolveScope, visibleDocs, type VisibleDoc } from './doc-filters.ts';
+import { dominantLanguage, resolveScope, visibleDocs, type AttributeFilterSource, type VisibleDoc } from './doc-filters.ts';
 import { analyseQuery } from './stages/analyze-query.ts';
 import { admitWithinBudget, clampBudget, type BudgetItem, type BudgetResult } from './stages/budget.ts';
 import { DEFAULT_EXPAND_TIGHTNESS, expandRegions } from './stages/expand.ts';
@@ -19,8 +21,10 @@ import { chunkTokens, pagesOf, truncateChunks, variantChunks } from './stages/hi
 import { renderContext, type RenderHit } from './stages/render.ts';
 import { retrieve } from './stages/retrieve.ts';
 import { applyThresholds, scoreRegions } from './stages/score.ts';
+import { rerankRegions } from './stages/rerank.ts';
+import type { ConfiguredReranker } from '../models/create-reranker.ts';
 import { resolveMode, searchUnits } from './units.ts';
-import type { JsonHit, Region, RetrievalContextResponse, SearchJsonResponse, SearchRequest } from './types.ts';
+import type { JsonHit, Region, RetrievalContextResponse, RetrievalTier, SearchJsonResponse, SearchRequest } from './types.ts';
 
 /** Spec default of `min_relevance`. */
 export const DEFAULT_MIN_RELEVANCE = 0.3;
@@ -34,6 +38,12 @@ export interface SearchDeps {
   index: NamespaceIndex;
   embedder: Embedder;
   logger?: Logger;
+  /** Typed-attribute prefilters (issue 4). Without it, any attribute condition matches nothing. */
+  attributes?: AttributeFilterSource;
+  /** Blob store holding extracted figures/tables, for `return_assets` (issue 3). */
+  blobs?: BlobStore;
+  /** Reranker of the advanced tier (issue 7); null/absent = advanced requests answer `standard`. */
+  reranker?: ConfiguredReranker | null;
 }
 
 export interface SearchContext {
@@ -45,6 +55,8 @@ interface Outcome {
   hits: Array<{ region: Region; doc: VisibleDoc; chunks: ReturnType<typeof variantChunks> }>;
   dropped: number;
   detectedLang: string | null;
+  /** Tier actually used (advanced falls back to standard when the reranker fails). */
+  mode: RetrievalTier;
 }
 
 export class SearchService {
@@ -65,9 +77,10 @@ export class SearchService {
    * @throws AppError document_not_found (404) when doc_filter names no visible document
    */
   async search(ctx: SearchContext, req: SearchRequest, opts: { inDoc: boolean }): Promise<RetrievalContextResponse | SearchJsonResponse> {
-    const { mode, reason } = resolveMode(req);
-    if (reason) this.deps.logger?.info({ projectId: ctx.projectId, requested: 'advanced', mode }, reason);
-    const out = await this.run(ctx, req, opts);
+    const { mode: tier, reason } = resolveMode(req, Boolean(this.deps.reranker));
+    if (reason) this.deps.logger?.info({ projectId: ctx.projectId, requested: 'advanced', mode: tier }, reason);
+    const out = await this.run(ctx, req, opts, tier);
+    const mode = out.mode;
     if (req.format === 'json') {
       const results: JsonHit[] = out.hits.map(({ region, doc, chunks }) => ({
         doc_id: doc.doc_id,
@@ -84,6 +97,9 @@ export class SearchService {
     const renderHits: RenderHit[] = out.hits.map(({ doc, chunks }) => ({ docId: doc.doc_id, title: doc.title, chunks }));
     const context = renderContext(renderHits);
     const tokens = countTokens(context);
+    // Figures and tables of the cited documents (spec: only when return_assets is true and assets exist).
+    const cited: CitedDoc[] = out.hits.map(({ doc, chunks }) => ({ docId: doc.doc_id, pages: pagesOf(chunks), content: chunks.map((c) => c.content).join('\n') }));
+    const assets = req.return_assets && this.deps.blobs && cited.length ? await assetsForCitedDocs(this.deps.blobs, ctx.projectId, cited) : undefined;
     return {
       context,
       query: req.query,
@@ -94,21 +110,23 @@ export class SearchService {
       detected_lang: out.detectedLang,
       mode,
       search_units: searchUnits(mode, tokens),
+      ...(assets ? { assets } : {}),
     };
   }
 
-  private async run(ctx: SearchContext, req: SearchRequest, opts: { inDoc: boolean }): Promise<Outcome> {
+  private async run(ctx: SearchContext, req: SearchRequest, opts: { inDoc: boolean }, tier: RetrievalTier): Promise<Outcome> {
     const { cp, index, embedder } = this.deps;
     if (opts.inDoc && !req.doc_filter) throw new AppError('validation_failed', 'body.doc_filter: must be a non-empty document id for searchInDoc.', { field: 'body.doc_filter' });
     await initAnalysis();
-    const scope = await resolveScope(cp, ctx.projectId, req);
+    const scope = await resolveScope(cp, ctx.projectId, req, this.deps.attributes);
     let analysed = analyseQuery(req.query, null);
     if (analysed.detectedLang === null) {
       const fallback = await this.fallbackLanguage(ctx.projectId);
       if (fallback) analysed = analyseQuery(req.query, fallback);
     }
-    const empty: Outcome = { hits: [], dropped: 0, detectedLang: analysed.detectedLang };
-    if (scope.matchNothing) return empty;
+    let mode = tier;
+    const empty = (): Outcome => ({ hits: [], dropped: 0, detectedLang: analysed.detectedLang, mode });
+    if (scope.matchNothing) return empty();
 
     const vector = await embedder.embedQuery(req.query);
     const [got, chunkCount] = await Promise.all([
@@ -121,9 +139,20 @@ export class SearchService {
     const bm25Hits = keep(got.bm25);
     // A BM25 list shorter than the limit returned every lexical match: absent chunks have BM25 0.
     const stats = queryStats(vecHits, bm25Hits, (got.bm25?.length ?? 0) < got.limit, analysed.termCount, chunkCount);
-    const regions = scoreRegions(groupRegions(fuseRrf(vecHits, bm25Hits)), stats);
+    let regions = scoreRegions(groupRegions(fuseRrf(vecHits, bm25Hits)), stats);
+    const rr = this.deps.reranker;
+    if (mode === 'advanced' && rr) {
+      try {
+        regions = await rerankRegions(rr.reranker, req.query, regions, stats, {
+          lang: analysed.stemLang, depth: rr.depth, calibration: rr.calibration, titleOf: (id) => docs.get(id)?.title ?? '',
+        });
+      } catch (err) {
+        mode = 'standard';
+        this.deps.logger?.warn({ err, projectId: ctx.projectId, reranker: rr.reranker.info }, 'reranker failed; answered with the standard tier');
+      }
+    }
     const passing = applyThresholds(regions, req.min_relevance ?? DEFAULT_MIN_RELEVANCE, req.min_top_relevance);
-    if (passing.length === 0) return empty;
+    if (passing.length === 0) return empty();
 
     const budget = clampBudget(req.target_tokens, req.max_tokens);
     const tightness = req.expand_tightness ?? DEFAULT_EXPAND_TIGHTNESS;
@@ -161,7 +190,7 @@ export class SearchService {
       if (a.truncateTo !== undefined) chunks = truncateChunks(chunks, a.truncateTo);
       return { region, doc: docs.get(region.docId)!, chunks };
     });
-    return { hits, dropped: passing.length - result.admitted.length, detectedLang: analysed.detectedLang };
+    return { hits, dropped: passing.length - result.admitted.length, detectedLang: analysed.detectedLang, mode };
   }
 
   /** Chunks in the namespace (BM25's N, for score normalisation); cached briefly, it changes slowly. */

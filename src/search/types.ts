@@ -39,7 +39,7 @@ export interface SearchRequest {
   meta_int_2_lte?: number;
 }
 
-/** `RetrievalContext` (format = prompt_ready). `assets` is omitted until figures/tables are served. */
+/** `RetrievalContext` (format = prompt_ready). `assets`: see src/ingest/assets/search-assets.ts and docs/assets.md. */
 export interface RetrievalContextResponse {
   context: string;
   query: string;

@@ -1,6 +1,7 @@
 // Retrieval tier and billing units of a search (DESIGN.md §5 "mode", "search_units"; docs/search.md).
 // `mode` is the tier actually used: an advanced request (retrieval_tier = advanced, or legacy
-// premium = true) answers `standard` while no reranker is configured, and the caller logs why.
+// premium = true) answers `standard` when no reranker is configured (DOCSEARCH_RERANKER=none) or the
+// reranker fails, and the caller logs why.
 import type { RetrievalTier, SearchRequest } from './types.ts';
 
 /** Tokens of returned context per extra billing unit in the advanced tier. */
@@ -8,7 +9,7 @@ export const ADVANCED_UNIT_TOKENS = 1000;
 
 /**
  * The tier a request asked for and the tier used.
- * @param rerankerAvailable whether an advanced-tier reranker is configured (none is, yet)
+ * @param rerankerAvailable whether an advanced-tier reranker is configured
  * @returns mode used, and a log sentence when the request asked for more than it got (else null)
  */
 export function resolveMode(req: Pick<SearchRequest, 'retrieval_tier' | 'premium'>, rerankerAvailable = false): { mode: RetrievalTier; reason: string | null } {

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import type * as ArrowNS from 'apache-arrow';
 import type { DataType, Field, FixedSizeList, Float32, Schema, Table as ArrowTable } from 'apache-arrow';
 import type { ChunkRecord, EmbeddingSignature, StoredChunk } from './namespace-index.ts';
+import { ATTR_PREFIX, attrColumnData } from './lance-attributes.ts';
 
 // The CommonJS instance of apache-arrow, i.e. the very one @lancedb/lancedb requires: Arrow's type
 // visitors dispatch on `instanceof`, so objects from the ESM copy ("Unrecognized type 'NONE'") or read
@@ -75,8 +76,8 @@ export function sameSignature(a: EmbeddingSignature, b: EmbeddingSignature): boo
 
 /**
  * Build one Arrow table (a single record batch) from `rows`, shaped by `schema` (the table's
- * current schema). Columns the table has beyond ChunkRecord (e.g. attribute columns added later
- * with addColumns) are written as nulls. Throws when a vector's length differs from the schema's.
+ * current schema). Attribute columns (`attr_<name>`) take the rows' attribute values (null where a
+ * row has none); other columns the table has beyond ChunkRecord are written as nulls. Throws when a vector's length differs from the schema's.
  */
 export function rowsToArrow(rows: ChunkRecord[], schema: Schema): ArrowTable {
   const n = rows.length;
@@ -109,6 +110,7 @@ function columnData(field: Field, rows: ChunkRecord[], n: number) {
     const child = arrow.makeData({ type: new arrow.Float32(), length: n * dim, nullCount: 0, data: flat });
     return arrow.makeData({ type, length: n, nullCount: 0, child });
   }
+  if (name.startsWith(ATTR_PREFIX)) return attrColumnData(field, rows);
   return arrow.vectorFromArray(new Array(n).fill(null), field.type as DataType).data[0];
 }
 

@@ -7,9 +7,10 @@
 import type * as Lance from '@lancedb/lancedb';
 import { AppError } from '../internal/errors.ts';
 import { arrowToChunks, rowsToArrow, sameSignature, STORED_COLUMNS } from './lance-arrow.ts';
-import { AutoOptimizer, buildAnnIfDue, ensureFts, findFts } from './lance-maintenance.ts';
+import { AutoOptimizer, buildAnnIfDue, ensureFts, findFts, type TableState } from './lance-maintenance.ts';
 import { KeyedMutex } from './lance-mutex.ts';
 import { assertNamespace, filterToWhere, sqlString } from './lance-sql.ts';
+import { attrColumnsOf, compileAttrExpr, ensureAttrColumns } from './lance-attributes.ts';
 import { isNotFound, TableCache } from './lance-table-cache.ts';
 import type {
   ChunkFilter,
@@ -133,7 +134,9 @@ export class LanceNamespaceIndex implements NamespaceIndex {
         .refineFactor(ANN_REFINE)
         .select([...STORED_COLUMNS, '_distance'])
         .limit(limit);
-      if (f.where) q = q.where(f.where);
+      const where = await this.whereFor(state, f.where, filter);
+      if (where === false) return [];
+      if (where) q = q.where(where);
       return arrowToChunks(await q.toArrow(), '_distance').map(({ chunk, raw }) => ({ chunk, score: 1 - raw }));
     });
   }
@@ -151,7 +154,9 @@ export class LanceNamespaceIndex implements NamespaceIndex {
       const match = new this.lancedb.MatchQuery(tokens.join(' '), 'tokens', { operator: this.lancedb.Operator.Or });
       // FTS filters are prefilters by default in LanceDB 0.37 (no API to change it; covered by a test).
       let q = state.table.query().fullTextSearch(match).select([...STORED_COLUMNS, '_score']).limit(limit);
-      if (f.where) q = q.where(f.where);
+      const where = await this.whereFor(state, f.where, filter);
+      if (where === false) return [];
+      if (where) q = q.where(where);
       return arrowToChunks(await q.toArrow(), '_score').map(({ chunk, raw }) => ({ chunk, score: raw }));
     });
   }
@@ -233,6 +238,19 @@ export class LanceNamespaceIndex implements NamespaceIndex {
     assertNamespace(namespace);
   }
 
+  /**
+   * The full prefilter: the doc-id part plus the compiled attribute expression (compiled against the
+   * table's current attribute columns, so a name no row carries yet matches nothing).
+   * @returns false when the filter can match nothing; undefined when nothing filters
+   */
+  private async whereFor(state: TableState, docWhere: string | undefined, filter?: ChunkFilter): Promise<string | undefined | false> {
+    if (!filter?.attributes) return docWhere;
+    const attr = compileAttrExpr(filter.attributes, attrColumnsOf(await state.table.schema()));
+    if (attr === 'FALSE') return false;
+    if (attr === 'TRUE') return docWhere;
+    return docWhere ? `${docWhere} AND ${attr}` : attr;
+  }
+
   /** One write attempt (caller holds the namespace write lock). */
   private async writeRows(namespace: string, rows: ChunkRecord[], signature: EmbeddingSignature): Promise<void> {
     const state = (await this.tables.get(namespace)) ?? (await this.tables.create(namespace, signature));
@@ -246,7 +264,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
     }
     if (rows.length === 0) return;
     const batchRows = this.opts.writeBatchRows ?? 10_000;
-    const schema = await state.table.schema();
+    const schema = await ensureAttrColumns(state.table, rows);
     for (let i = 0; i < rows.length; i += batchRows) {
       await state.table.add(rowsToArrow(rows.slice(i, i + batchRows), schema));
     }

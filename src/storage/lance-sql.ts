@@ -26,12 +26,15 @@ function inList(column: string, values: string[], negate: boolean): string {
 }
 
 /**
- * Translate a ChunkFilter into a LanceDB `where` predicate.
+ * Translate the document-id part of a ChunkFilter into a LanceDB `where` predicate (the attribute
+ * part is compiled per query against the table's columns by lance-attributes.ts; an attribute
+ * expression that is `false` makes the filter empty here).
  * @returns `{ empty: true }` when the filter can match nothing (docIds: []), so callers skip the
  *          query; otherwise `{ empty: false, where }` with `where` undefined when nothing filters.
  */
 export function filterToWhere(filter?: ChunkFilter): { empty: true } | { empty: false; where?: string } {
   if (!filter) return { empty: false };
+  if (filter.attributes?.kind === 'false') return { empty: true };
   const parts: string[] = [];
   if (filter.docIds !== undefined) {
     if (filter.docIds.length === 0) return { empty: true };

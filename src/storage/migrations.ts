@@ -103,6 +103,144 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('api_keys_project').on('api_keys').column('project_id').execute();
     },
   },
+  '0003_attributes': {
+    // Issue 4: the per-project registry of typed attribute names. The primary key (project_id, name) is
+    // the unique constraint that makes concurrent first uses of a name resolve to one type.
+    async up(db: Kysely<any>) {
+      await db.schema.createTable('project_attributes')
+        .addColumn('project_id', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('project_attributes_pk', ['project_id', 'name'])
+        .execute();
+    },
+  },
+  '0004_jobs_lifecycle': {
+    // Issue 5: status versions for the SSE stream, Idempotency-Key, the last transient error of a retried
+    // job, fair claiming (per-project counts), and completion webhooks (secret, deliveries, attempts).
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('jobs').addColumn('status_version', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.alterTable('jobs').addColumn('idempotency_key', 'text').execute();
+      await db.schema.alterTable('jobs').addColumn('request_fingerprint', 'text').execute();
+      await db.schema.alterTable('jobs').addColumn('last_error', 'text').execute();
+      await db.schema.createIndex('jobs_idempotency').on('jobs').columns(['project_id', 'idempotency_key']).unique().execute();
+      await db.schema.createIndex('jobs_project_status').on('jobs').columns(['project_id', 'status']).execute();
+      await db.schema.createTable('webhook_secrets')
+        .addColumn('project_id', 'text', (c) => c.primaryKey())
+        .addColumn('secret', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createTable('webhook_deliveries')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('project_id', 'text', (c) => c.notNull())
+        .addColumn('job_id', 'text', (c) => c.notNull())
+        .addColumn('event_type', 'text', (c) => c.notNull())
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('headers', 'text', (c) => c.notNull())
+        .addColumn('payload', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull())
+        .addColumn('last_status_code', 'integer')
+        .addColumn('last_error', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addColumn('delivered_at', 'text')
+        .execute();
+      await db.schema.createIndex('webhook_deliveries_job').on('webhook_deliveries').columns(['project_id', 'job_id']).execute();
+      await db.schema.createTable('webhook_attempts')
+        .addColumn('delivery_id', 'text', (c) => c.notNull())
+        .addColumn('attempt', 'integer', (c) => c.notNull())
+        .addColumn('started_at', 'text', (c) => c.notNull())
+        .addColumn('duration_ms', 'integer', (c) => c.notNull())
+        .addColumn('status_code', 'integer')
+        .addColumn('error', 'text')
+        .addPrimaryKeyConstraint('webhook_attempts_pk', ['delivery_id', 'attempt'])
+        .execute();
+    },
+  },
+  '0005_bucket_tasks': {
+    // Issue 6: bulk bucket ingestion. One row per task (state machine, encrypted source credentials,
+    // listing checkpoint, counters), one row per discovered object (its own state and the ingest job it
+    // became), the e-mail completion deliveries, and per-account monthly usage for the optional quotas.
+    // The partial unique index enforces "one active task per account" even under concurrent requests.
+    async up(db: Kysely<any>) {
+      await db.schema.createTable('bucket_tasks')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull())
+        .addColumn('project_id', 'text', (c) => c.notNull())
+        .addColumn('namespace', 'text', (c) => c.notNull())
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('state_description', 'text', (c) => c.notNull())
+        .addColumn('paused_from', 'text')
+        .addColumn('active', 'integer', (c) => c.notNull())
+        .addColumn('cancelled', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('source_type', 'text', (c) => c.notNull())
+        .addColumn('bucket', 'text', (c) => c.notNull())
+        .addColumn('prefix', 'text', (c) => c.notNull())
+        .addColumn('region', 'text')
+        .addColumn('endpoint', 'text')
+        .addColumn('filter_glob', 'text')
+        .addColumn('credentials', 'text', (c) => c.notNull())
+        .addColumn('credentials_version', 'integer', (c) => c.notNull().defaultTo(1))
+        .addColumn('completion', 'text', (c) => c.notNull())
+        .addColumn('acknowledge_egress_cost', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('file_cap', 'integer', (c) => c.notNull())
+        .addColumn('list_cursor', 'text')
+        .addColumn('listing_done', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('stop_reason', 'text')
+        .addColumn('files_found', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('bytes_found', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('run', 'integer', (c) => c.notNull().defaultTo(1))
+        .addColumn('driver_job_id', 'text')
+        .addColumn('last_error', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addColumn('started_at', 'text')
+        .addColumn('finished_at', 'text')
+        .execute();
+      await db.schema.createIndex('bucket_tasks_one_active').on('bucket_tasks').column('account_id')
+        .unique().where(sql.ref('active'), '=', 1).execute();
+      await db.schema.createIndex('bucket_tasks_project').on('bucket_tasks').columns(['project_id', 'created_at']).execute();
+      await db.schema.createTable('bucket_task_files')
+        .addColumn('task_id', 'text', (c) => c.notNull())
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('size', 'bigint', (c) => c.notNull())
+        .addColumn('etag', 'text')
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('job_id', 'text', (c) => c.notNull())
+        .addColumn('doc_id', 'text')
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('error_code', 'text')
+        .addColumn('error_message', 'text')
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('bucket_task_files_pk', ['task_id', 'key'])
+        .execute();
+      await db.schema.createIndex('bucket_task_files_state').on('bucket_task_files').columns(['task_id', 'state', 'key']).execute();
+      await db.schema.createIndex('bucket_task_files_job').on('bucket_task_files').column('job_id').execute();
+      await db.schema.createTable('bucket_task_emails')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('task_id', 'text', (c) => c.notNull())
+        .addColumn('run', 'integer', (c) => c.notNull())
+        .addColumn('address', 'text', (c) => c.notNull())
+        .addColumn('subject', 'text', (c) => c.notNull())
+        .addColumn('body', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('last_error', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addColumn('sent_at', 'text')
+        .execute();
+      await db.schema.createTable('bucket_usage')
+        .addColumn('account_id', 'text', (c) => c.notNull())
+        .addColumn('month', 'text', (c) => c.notNull())
+        .addColumn('bytes', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('files', 'integer', (c) => c.notNull().defaultTo(0))
+        .addPrimaryKeyConstraint('bucket_usage_pk', ['account_id', 'month'])
+        .execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -24,9 +24,48 @@ export interface ChunkRecord {
   /** Estimated LLM tokens of `content` (o200k_base). */
   token_count: number;
   vector: Float32Array;
+  /**
+   * Typed attribute values of the chunk's document (the same object on every chunk of a document),
+   * keyed by attribute name. Absent names are stored as null. See AttrValue.
+   */
+  attributes?: Record<string, AttrValue>;
 }
 
-export type StoredChunk = Omit<ChunkRecord, 'vector' | 'tokens'>;
+export type StoredChunk = Omit<ChunkRecord, 'vector' | 'tokens' | 'attributes'>;
+
+/**
+ * Engine-neutral storage kind of an attribute column (the attributes domain maps the spec's 12 types
+ * onto these: datetime -> int as epoch milliseconds, encrypted_text -> string_list of token hashes).
+ */
+export type AttrStorage = 'string' | 'int' | 'float' | 'bool' | 'string_list' | 'int_list' | 'float_list' | 'bool_list';
+
+/** One attribute value of a document; `value` null = the document has no value. Ints are safe integers. */
+export interface AttrValue {
+  storage: AttrStorage;
+  value: string | number | boolean | string[] | number[] | boolean[] | null;
+}
+
+/** A literal in an attribute predicate (its JS type matches the column's storage element type). */
+export type AttrLiteral = string | number | boolean;
+
+/**
+ * One predicate on an attribute column. Documents without a value never match (three-valued logic).
+ *   eq/ne/lt/lte/gt/gte: scalar comparison with `value`;  in/nin: membership in `values` (non-empty)
+ *   like/ilike: `value` is a pattern where `*` is any run and `?` one character, all else literal
+ *   has: the list contains `value`;  has_any / has_all: the list contains one / every of `values`
+ *   list_eq: the list equals `values` exactly (same elements, same order)
+ *   min_lt / max_gt: some element < / > `value`
+ */
+export type AttrPredicate =
+  | { kind: 'cmp'; attr: string; storage: AttrStorage; op: 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte'; value: AttrLiteral }
+  | { kind: 'in'; attr: string; storage: AttrStorage; negate: boolean; values: AttrLiteral[] }
+  | { kind: 'like'; attr: string; storage: AttrStorage; caseInsensitive: boolean; pattern: string }
+  | { kind: 'has'; attr: string; storage: AttrStorage; value: AttrLiteral }
+  | { kind: 'has_any' | 'has_all' | 'list_eq'; attr: string; storage: AttrStorage; values: AttrLiteral[] }
+  | { kind: 'min_lt' | 'max_gt'; attr: string; storage: AttrStorage; value: AttrLiteral };
+
+/** Boolean combination of attribute predicates; `false` matches nothing (e.g. a name never used). */
+export type AttrExpr = AttrPredicate | { kind: 'and' | 'or'; items: AttrExpr[] } | { kind: 'false' };
 
 /** Prefilter evaluated inside the engine before ranking, never after (no recall loss). */
 export interface ChunkFilter {
@@ -34,6 +73,8 @@ export interface ChunkFilter {
   docIds?: string[];
   /** Never these documents. */
   excludeDocIds?: string[];
+  /** Typed-attribute condition (built by src/attributes); the engine compiles it with proper escaping. */
+  attributes?: AttrExpr;
 }
 
 export interface IndexHit {

@@ -94,6 +94,146 @@ export interface JobsTable {
   updated_at: string;
   started_at: string | null;
   finished_at: string | null;
+  /** Incremented on every status change; the SSE event id (migration 0004). */
+  status_version: number;
+  /** Idempotency-Key of the creating request, unique per project (null when none was sent). */
+  idempotency_key: string | null;
+  /** sha256 of what the key must keep meaning (filename, remote URL); a mismatch is refused. */
+  request_fingerprint: string | null;
+  /** Error of the last failed attempt while the job waits for a retry. */
+  last_error: string | null;
+}
+
+/** Per-project signing secret of completion webhooks (`whsec_` + base64 of 32 random bytes). */
+export interface WebhookSecretsTable {
+  project_id: string;
+  secret: string;
+  created_at: string;
+}
+
+/** One completion event to deliver; its id is the `webhook-id` header, stable across retries. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  project_id: string;
+  job_id: string;
+  event_type: string;
+  url: string;
+  /** JSON object of extra request headers from X-Completion. */
+  headers: string;
+  /** The exact JSON body sent (fixed when the job became terminal). */
+  payload: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  delivered_at: string | null;
+}
+
+/** Every delivery attempt, for audit. */
+export interface WebhookAttemptsTable {
+  delivery_id: string;
+  attempt: number;
+  started_at: string;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+}
+
+/** Registry of typed attribute names (issue 4): the first use of a name fixes its type forever. */
+export interface ProjectAttributesTable {
+  project_id: string;
+  /** ^[a-z0-9_]{1,64}$ */
+  name: string;
+  /** One of the spec's 12 types, e.g. 'int' or '[]encrypted_text'. */
+  type: string;
+  created_at: string;
+}
+
+/** Issue 6: one bulk bucket-ingest task (see src/buckets/). */
+export interface BucketTasksTable {
+  id: string;
+  account_id: string;
+  project_id: string;
+  namespace: string;
+  /** One of the spec's 12 task states (src/buckets/task-states.ts). */
+  state: string;
+  state_description: string;
+  /** The phase a paused task returns to on resume. */
+  paused_from: string | null;
+  /** 1 while not terminal (partial unique index: one active task per account). */
+  active: number;
+  cancelled: number;
+  source_type: 's3' | 'gcs';
+  bucket: string;
+  prefix: string;
+  region: string | null;
+  endpoint: string | null;
+  filter_glob: string | null;
+  /** AES-256-GCM ciphertext of the source credentials (src/buckets/credentials-cipher.ts). */
+  credentials: string;
+  credentials_version: number;
+  /** JSON array of completion targets. */
+  completion: string;
+  acknowledge_egress_cost: number;
+  file_cap: number;
+  /** Listing checkpoint: the source's continuation token after the last committed page. */
+  list_cursor: string | null;
+  listing_done: number;
+  /** Why listing stopped early: 'file_cap' | 'task_size_limit'. */
+  stop_reason: string | null;
+  files_found: number;
+  bytes_found: number;
+  /** 1, +1 per retryFailed re-run (completion notifications fire once per run). */
+  run: number;
+  driver_job_id: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+/** Issue 6: one object discovered by a bucket task. */
+export interface BucketTaskFilesTable {
+  task_id: string;
+  key: string;
+  size: number;
+  etag: string | null;
+  /** pending | fetching | queued | done | failed | cancelled */
+  state: string;
+  /** The ingest job this object becomes (id assigned up front, so a restart never enqueues it twice). */
+  job_id: string;
+  doc_id: string | null;
+  attempts: number;
+  error_code: string | null;
+  error_message: string | null;
+  updated_at: string;
+}
+
+/** Issue 6: an e-mail completion notification of a bucket task. */
+export interface BucketTaskEmailsTable {
+  id: string;
+  task_id: string;
+  run: number;
+  address: string;
+  subject: string;
+  body: string;
+  status: 'pending' | 'sent' | 'failed';
+  attempts: number;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  sent_at: string | null;
+}
+
+/** Issue 6: per-account usage per UTC month ('2025-01'), for the optional bucket quotas. */
+export interface BucketUsageTable {
+  account_id: string;
+  month: string;
+  bytes: number;
+  files: number;
 }
 
 export interface SettingsTable {
@@ -109,6 +249,14 @@ export interface Database {
   documents: DocumentsTable;
   jobs: JobsTable;
   settings: SettingsTable;
+  project_attributes: ProjectAttributesTable;
+  webhook_secrets: WebhookSecretsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  bucket_tasks: BucketTasksTable;
+  bucket_task_files: BucketTaskFilesTable;
+  bucket_task_emails: BucketTaskEmailsTable;
+  bucket_usage: BucketUsageTable;
 }
 
 /** Placeholder to keep `Generated` imported for future auto-increment columns. */

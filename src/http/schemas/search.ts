@@ -20,7 +20,9 @@ export const ATTRIBUTE_OPERATORS = [
 
 export const AttributeFilterClauseSchema = Type.Object({
   attr: Type.String({ pattern: '^[a-z0-9_]{1,64}$', description: 'Attribute name' }),
-  op: StringEnum(ATTRIBUTE_OPERATORS, { description: 'Operator; the set allowed depends on the attribute type' }),
+  // Not an enum: an operator the attribute's type does not offer (or an unknown one) is answered by the
+  // attributes domain with 400 unsupported_operator naming the operators the type does offer.
+  op: Type.String({ minLength: 1, maxLength: 32, examples: [...ATTRIBUTE_OPERATORS], description: `Operator; the set allowed depends on the attribute type (docs/attributes.md). One of: ${ATTRIBUTE_OPERATORS.join(', ')}` }),
   value: Type.Unknown({ description: 'Operand: scalar, or array for in/nin/contains_any/has_*_tokens' }),
 }, { additionalProperties: false });
 

@@ -22,7 +22,7 @@ function bomEncoding(data: Buffer): string | null {
 }
 
 /** UTF-16 without BOM: many NUL bytes at odd (LE) or even (BE) offsets in the first KB. */
-function bomlessUtf16(data: Buffer): string | null {
+export function bomlessUtf16(data: Buffer): string | null {
   const n = Math.min(data.length - (data.length % 2), 2048);
   if (n < 4) return null;
   let evenZero = 0;

@@ -8,7 +8,7 @@
 import domino from '@mixmark-io/domino';
 import TurndownService from 'turndown';
 import { strikethrough } from 'turndown-plugin-gfm';
-import type { ImageAsset } from './types.ts';
+import type { ImageAsset, RemoteImageRef } from './types.ts';
 
 /** Result of converting one HTML document. */
 export interface HtmlConversion {
@@ -19,6 +19,8 @@ export interface HtmlConversion {
   images: ImageAsset[];
   /** Number of <img> elements referenced in the kept content. */
   imageRefs: number;
+  /** <img> elements linking to a URL (relative or absolute), for X-Base-URL resolution. */
+  remoteImages: RemoteImageRef[];
 }
 
 export interface HtmlConversionOptions {
@@ -137,6 +139,7 @@ export function htmlToMarkdown(html: string, options: HtmlConversionOptions = {}
   }
   const images: ImageAsset[] = [];
   let imageRefs = 0;
+  const remoteImages: RemoteImageRef[] = [];
   for (const img of Array.from(root.querySelectorAll('img'))) {
     const src = img.getAttribute('src') ?? '';
     const alt = img.getAttribute('alt') ?? '';
@@ -156,6 +159,8 @@ export function htmlToMarkdown(html: string, options: HtmlConversionOptions = {}
         const mediaType = m[1].toLowerCase();
         name = `image-${imageRefs}.${MEDIA_EXT[mediaType] ?? 'bin'}`;
         images.push({ name, mediaType, data: Buffer.from(m[2], 'base64'), alt: alt || undefined, page: 1 });
+      } else if (src && !src.startsWith('data:')) {
+        remoteImages.push({ name, src, alt: alt || undefined, page: 1 });
       }
     }
     const ref = document.createElement('x-image');
@@ -164,5 +169,5 @@ export function htmlToMarkdown(html: string, options: HtmlConversionOptions = {}
     img.replaceWith(ref);
   }
   const markdown = makeService().turndown(root as unknown as HTMLElement);
-  return { markdown, title, images, imageRefs };
+  return { markdown, title, images, imageRefs, remoteImages };
 }

@@ -5,24 +5,47 @@
 // job exists; `parseDocument` runs the format's parser and turns any library failure into a ParseError
 // carrying the job status code (DESIGN.md §5: 415 unsupported/unreadable, 422 nothing extractable).
 import path from 'node:path';
+import { bomlessUtf16 } from './decode-text.ts';
 import { parseDocx } from './parse-docx.ts';
 import { parseHtml } from './parse-html.ts';
 import { parseMarkdown } from './parse-markdown.ts';
 import { parsePdf } from './parse-pdf.ts';
 import { parseText } from './parse-text.ts';
+import { isImageData, parseImage } from './parse-image.ts';
+import { parseCsv, parseTsv } from './parse-csv.ts';
+import { parseEml } from './parse-eml.ts';
+import { parseEpub } from './parse-epub.ts';
+import { parseJson } from './parse-json.ts';
+import { parseOdp } from './parse-odp.ts';
+import { parseOds } from './parse-ods.ts';
+import { parseOdt } from './parse-odt.ts';
+import { parsePptx } from './parse-pptx.ts';
+import { parseRtf } from './parse-rtf.ts';
+import { parseXlsx } from './parse-xlsx.ts';
+import { isCfb, isEncryptedOoxml, isZip, sniffZipFormat } from './zip-sniff.ts';
 import { ParseError, type ParsedDocument, type ParseInput } from './types.ts';
 
 export { ParseError } from './types.ts';
 export type { Block, BlockKind, ImageAsset, ParsedDocument, ParseInput } from './types.ts';
 
-export type Format = 'pdf' | 'docx' | 'html' | 'markdown' | 'text';
+export type Format =
+  | 'pdf' | 'docx' | 'html' | 'markdown' | 'text'
+  | 'pptx' | 'xlsx' | 'odt' | 'ods' | 'odp' | 'epub' | 'rtf' | 'eml' | 'csv' | 'tsv' | 'json'
+  | 'image';
 
 /** Lower-case extensions (with dot) accepted for upload, in display order. */
-export const SUPPORTED_EXTENSIONS: readonly string[] = ['.pdf', '.docx', '.html', '.htm', '.md', '.markdown', '.txt'];
+export const SUPPORTED_EXTENSIONS: readonly string[] = [
+  '.pdf', '.docx', '.html', '.htm', '.md', '.markdown', '.txt',
+  '.pptx', '.xlsx', '.odt', '.ods', '.odp', '.epub', '.rtf', '.eml', '.csv', '.tsv', '.json',
+  '.png', '.jpg', '.jpeg', '.tif', '.tiff', '.webp',
+];
 
 const BY_EXTENSION: Record<string, Format> = {
   '.pdf': 'pdf', '.docx': 'docx', '.html': 'html', '.htm': 'html', '.md': 'markdown', '.markdown': 'markdown',
   '.txt': 'text',
+  '.pptx': 'pptx', '.xlsx': 'xlsx', '.odt': 'odt', '.ods': 'ods', '.odp': 'odp', '.epub': 'epub', '.rtf': 'rtf',
+  '.eml': 'eml', '.csv': 'csv', '.tsv': 'tsv', '.json': 'json',
+  '.png': 'image', '.jpg': 'image', '.jpeg': 'image', '.tif': 'image', '.tiff': 'image', '.webp': 'image',
 };
 
 const BY_MEDIA_TYPE: Record<string, Format> = {
@@ -33,19 +56,28 @@ const BY_MEDIA_TYPE: Record<string, Format> = {
   'text/markdown': 'markdown',
   'text/x-markdown': 'markdown',
   'text/plain': 'text',
+  'application/vnd.openxmlformats-officedocument.presentationml.presentation': 'pptx',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
+  'application/vnd.oasis.opendocument.text': 'odt',
+  'application/vnd.oasis.opendocument.spreadsheet': 'ods',
+  'application/vnd.oasis.opendocument.presentation': 'odp',
+  'application/epub+zip': 'epub',
+  'application/rtf': 'rtf',
+  'text/rtf': 'rtf',
+  'message/rfc822': 'eml',
+  'text/csv': 'csv',
+  'text/tab-separated-values': 'tsv',
+  'application/json': 'json',
+  'image/png': 'image', 'image/jpeg': 'image', 'image/tiff': 'image', 'image/webp': 'image',
 };
+
+/** Formats whose files are ZIP packages (the package's entries decide which one). */
+const ZIP_FORMATS = new Set<Format>(['docx', 'pptx', 'xlsx', 'odt', 'ods', 'odp', 'epub']);
+/** OOXML formats: a password-protected one arrives as an OLE compound file. */
+const OOXML_FORMATS = new Set<Format>(['docx', 'pptx', 'xlsx']);
 
 function isPdf(data: Buffer): boolean {
   return data.subarray(0, 1024).includes('%PDF-', 0, 'latin1');
-}
-
-function isZip(data: Buffer): boolean {
-  return data.length >= 4 && data[0] === 0x50 && data[1] === 0x4b && data[2] === 0x03 && data[3] === 0x04;
-}
-
-/** A ZIP whose entry names include word/ (an OOXML word-processing package). */
-function isDocx(data: Buffer): boolean {
-  return isZip(data) && data.includes('word/', 0, 'latin1');
 }
 
 /** Text-like bytes: not a ZIP, and no NUL bytes in the first 8 KB unless it looks like UTF-16 (BOM or alternating NULs). */
@@ -56,7 +88,9 @@ function isTextLike(data: Buffer): boolean {
   let nul = 0;
   for (const b of head) if (b === 0) nul++;
   if (nul === 0) return true;
-  return nul > head.length * 0.2 && nul < head.length * 0.6; // UTF-16 without BOM
+  // UTF-16 without BOM: NULs only in the odd (LE) or only in the even (BE) positions; binaries such as
+  // an MZ executable have NULs in both.
+  return bomlessUtf16(head) !== null;
 }
 
 function looksLikeHtml(data: Buffer): boolean {
@@ -74,19 +108,57 @@ export function detectFormat(filename: string, data: Buffer, mediaType?: string)
   const claimed = BY_EXTENSION[ext] ?? BY_MEDIA_TYPE[(mediaType ?? '').split(';')[0].trim().toLowerCase()];
   const pdfAtStart = data.subarray(0, 5).toString('latin1') === '%PDF-';
   if (pdfAtStart || (isPdf(data) && (claimed === undefined || claimed === 'pdf'))) return 'pdf';
-  if (isDocx(data)) return 'docx';
-  if (claimed === 'pdf' || claimed === 'docx') return null; // binary format claimed, signature missing
+  const zipFormat = sniffZipFormat(data, claimed);
+  if (zipFormat) return zipFormat;
+  // A password-protected DOCX/XLSX/PPTX is an OLE file: let parseDocument report it as encrypted.
+  if (claimed && OOXML_FORMATS.has(claimed) && isCfb(data)) return claimed;
+  if (claimed === 'pdf' || (claimed && ZIP_FORMATS.has(claimed))) return null; // binary format claimed, signature missing
+  if (isImageData(data)) return 'image'; // OCR'd (parse-image.ts)
+  if (claimed === 'image') return null;
   if (!isTextLike(data)) return null;
+  const rtf = data.subarray(0, 16).toString('latin1').trimStart().startsWith('{\\rtf');
+  if (rtf) return 'rtf';
+  if (claimed === 'rtf') return null;
   if (claimed) return claimed;
+  if (looksLikeEml(data)) return 'eml';
   return looksLikeHtml(data) ? 'html' : null;
 }
 
-const PARSERS: Record<Format, (data: Buffer) => Promise<ParsedDocument>> = {
+/** RFC 822 header lines at the start (From:/Received:/MIME-Version:/Message-ID: ...). */
+function looksLikeEml(data: Buffer): boolean {
+  const head = data.subarray(0, 2048).toString('latin1');
+  return /^(?:(?:Return-Path|Received|From|To|Subject|Date|Message-ID|MIME-Version|Delivered-To|X-[\w-]+):[^\n]*\r?\n(?:[ \t][^\n]*\r?\n)*){3}/i.test(head);
+}
+
+/** Nesting limit for documents inside documents (e-mail attachments, forwarded messages). */
+const MAX_PARSE_DEPTH = 3;
+
+interface ParserContext {
+  /** Nesting depth: 0 for the upload itself. */
+  depth: number;
+}
+
+const PARSERS: Record<Format, (data: Buffer, ctx: ParserContext) => Promise<ParsedDocument>> = {
   pdf: parsePdf,
   docx: parseDocx,
   html: parseHtml,
   markdown: parseMarkdown,
   text: parseText,
+  pptx: parsePptx,
+  xlsx: parseXlsx,
+  odt: parseOdt,
+  ods: parseOds,
+  odp: parseOdp,
+  epub: parseEpub,
+  rtf: parseRtf,
+  csv: parseCsv,
+  tsv: parseTsv,
+  json: parseJson,
+  image: (data) => parseImage(data),
+  eml: (data, ctx) =>
+    parseEml(data, {
+      parseAttachment: ctx.depth + 1 < MAX_PARSE_DEPTH ? (input) => parseDocument(input, ctx.depth + 1) : undefined,
+    }),
 };
 
 /**
@@ -94,7 +166,7 @@ const PARSERS: Record<Format, (data: Buffer) => Promise<ParsedDocument>> = {
  * null), 415 `unreadable_document` (the parser library failed on the bytes), 422 `encrypted_document`,
  * 422 `no_extractable_text` (nothing but whitespace/images came out).
  */
-export async function parseDocument(input: ParseInput): Promise<ParsedDocument> {
+export async function parseDocument(input: ParseInput, depth = 0): Promise<ParsedDocument> {
   const format = detectFormat(input.filename, input.data, input.mediaType);
   if (!format) {
     throw new ParseError(
@@ -105,9 +177,14 @@ export async function parseDocument(input: ParseInput): Promise<ParsedDocument> 
         : `Unsupported file type "${path.extname(input.filename ?? '') || input.mediaType || 'unknown'}"; supported: ${SUPPORTED_EXTENSIONS.join(', ')}.`,
     );
   }
+  if (OOXML_FORMATS.has(format) && isCfb(input.data)) {
+    throw isEncryptedOoxml(input.data)
+      ? new ParseError(422, 'encrypted_document', `The ${format.toUpperCase()} file is password-protected; upload it without a password.`)
+      : new ParseError(415, 'unsupported_format', `The file is a legacy binary Office document (.doc/.xls/.ppt), which is not supported; save it as ${format.toUpperCase()}.`);
+  }
   let doc: ParsedDocument;
   try {
-    doc = await PARSERS[format](input.data);
+    doc = await PARSERS[format](input.data, { depth });
   } catch (err) {
     if (err instanceof ParseError) throw err;
     const wrapped = new ParseError(415, 'unreadable_document', `The ${format.toUpperCase()} file could not be read: ${(err as Error)?.message ?? err}`);

@@ -22,5 +22,5 @@ export async function parseHtml(data: Buffer): Promise<ParsedDocument> {
   const converted = htmlToMarkdown(text);
   const blocks = markdownToBlocks(converted.markdown);
   const title = converted.title ?? firstHeading(blocks);
-  return { title, pages: 1, blocks, images: converted.images, imageCount: converted.imageRefs };
+  return { title, pages: 1, blocks, images: converted.images, imageCount: converted.imageRefs, remoteImages: converted.remoteImages };
 }

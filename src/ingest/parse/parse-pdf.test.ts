@@ -1,5 +1,5 @@
 // Real-file tests of the PDF parser (../shared/data/docs/pdf): text layer, pages, title, headings,
-// two-column reading order, hyphen joins, page furniture, encrypted / malformed / scanned inputs.
+// two-column reading order, hyphen joins, page furniture, encrypted / malformed / scanned (OCR) inputs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -73,9 +73,10 @@ test('malformed PDFs are recovered', async () => {
   assert.ok(doc2.blocks.length > 0);
 });
 
-test('scanned PDFs without a text layer give 422 no_extractable_text', async () => {
-  await rejectsWith('ocr_test_scanned.pdf', 422, 'no_extractable_text');
-  await rejectsWith('single_table_image_only.pdf', 422, 'no_extractable_text');
+test('scanned PDFs without a text layer are read by OCR (tesseract)', async () => {
+  const doc = await parse('tika_testOCR_scanned.pdf');
+  assert.match(doc.blocks.map((b) => b.text).join(' '), /Happy New Year 2003/);
+  assert.equal(doc.images.length, 0, 'the page scan is not a figure');
 });
 
 test('bytes that are not a PDF under a .pdf name are refused with 415', async () => {

@@ -1,30 +1,31 @@
-// PDF parser over the text layer, using pdfjs-dist's legacy (Node) build. In Node pdfjs runs its
-// "worker" code in the calling thread (a fake worker; no worker file or thread is set up), so parsing is
-// CPU work on the caller's thread. Per page: text items -> lines in reading order (pdf-layout.ts) ->
-// blocks for the whole document (pdf-blocks.ts). Title: the Info dictionary's Title when it looks like a
-// title, else the first level-1 heading on page 1. Images are counted, not extracted: image XObjects
-// (minus soft masks) are counted from the file's object dictionaries, which PDF never compresses for
-// streams; walking every page's operator list instead costs ~0.45 s more on tracemonkey.pdf (pdfjs
-// decodes each image to build it). Scanned PDFs (no text layer) are refused: OCR is not supported yet.
+// PDF parser, using pdfjs-dist's legacy (Node) build. In Node pdfjs runs its "worker" code in the
+// calling thread (a fake worker), so parsing is CPU work on the caller's thread — the ingest pipeline
+// runs it in an isolated child process (src/ingest/isolation). Per page:
+//   text runs (getTextContent) + graphics (getOperatorList -> pdf-graphics.ts: rules, image placements)
+//   -> no text layer? render + OCR the page (pdf-ocr.ts), the OCR'd words become the runs
+//   -> ruled tables (pdf-tables.ts) become Markdown table blocks, their runs leave the text flow
+//   -> image XObjects become PNG figure assets (pdf-images.ts) referenced as `[IMAGE: name]`
+//   -> lines in reading order (pdf-layout.ts) -> blocks for the whole document (pdf-blocks.ts).
+// Title: the Info dictionary's Title when it looks like a title, else the first level-1 heading on
+// page 1. A figure's alt text is its caption ("Figure 3: …") when one follows it. Images repeated on
+// 3+ pages (logos) and the images of an OCR'd (scanned) page are not figures.
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { getDocument, type PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { getDocument, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
-import { linesToBlocks, dropPageFurniture } from './pdf-blocks.ts';
+import { parseLimits } from '../isolation/limits.ts';
+import { OcrUnavailableError } from './ocr.ts';
+import { linesToBlocks, dropPageFurniture, bodyFontSize } from './pdf-blocks.ts';
+import { pageGraphics } from './pdf-graphics.ts';
+import { extractPageImages, figurePlacements } from './pdf-images.ts';
 import { pageLines, type Line, type TextRun } from './pdf-layout.ts';
-import { ParseError, type ParsedDocument } from './types.ts';
+import { lacksTextLayer, ocrPage } from './pdf-ocr.ts';
+import { findTables } from './pdf-tables.ts';
+import { ParseError, type Block, type ImageAsset, type ParsedDocument } from './types.ts';
 
 const pdfjsRoot = path.dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
 const STANDARD_FONTS = path.join(pdfjsRoot, 'standard_fonts') + path.sep;
 const CMAPS = path.join(pdfjsRoot, 'cmaps') + path.sep;
-
-/** Count of image XObjects in the file (objects with /Subtype /Image, minus those used as /SMask). */
-export function countPdfImages(data: Buffer): number {
-  const text = data.toString('latin1');
-  const images = text.match(/\/Subtype\s*\/Image\b/g)?.length ?? 0;
-  const masks = new Set(text.match(/\/SMask\s+\d+\s+\d+\s+R/g) ?? []).size;
-  return Math.max(0, images - masks);
-}
 
 /** Info Title unless it is empty, a file name, or an authoring-tool placeholder. */
 function sensibleTitle(raw: unknown): string | undefined {
@@ -74,44 +75,129 @@ async function openPdf(data: Buffer): Promise<PDFDocumentProxy> {
   }
 }
 
+const CAPTION = /^(fig(ure)?\.?|abbildung|image|photo|chart|graph|exhibit|illustration)\s*\d+/i;
+
+interface PageResult {
+  lines: Line[];
+  height: number;
+  images: Array<{ asset: ImageAsset; objId: string | null }>;
+  ocr: boolean;
+}
+
+interface DocState {
+  seenImages: Set<string>;
+  imagePages: Map<string, Set<number>>;
+  imageSeq: number;
+  ocrPages: number;
+  ocrUnavailable: boolean;
+}
+
+function blockLine(block: Block, x0: number, x1: number, top: number, size: number): Line {
+  return { text: '', x0, x1, y: top, size, page: block.page, column: 0, band: 0, block };
+}
+
+async function readPage(page: PDFPageProxy, n: number, st: DocState): Promise<PageResult> {
+  const limits = parseLimits();
+  const content = await page.getTextContent({ includeMarkedContent: false, disableNormalization: false });
+  let runs = (content.items as TextItem[]).map(toRun).filter((r): r is TextRun => r !== null);
+  const ops = await page.getOperatorList();
+  const gfx = pageGraphics(ops.fnArray, ops.argsArray as unknown[][]);
+  let ocr = false;
+  if (lacksTextLayer(runs.map((r) => r.str).join('')) && gfx.images.length && limits.ocr && !st.ocrUnavailable && st.ocrPages < limits.maxOcrPages) {
+    try {
+      st.ocrPages++;
+      runs = (await ocrPage(page)).runs;
+      ocr = true;
+    } catch (err) {
+      if (err instanceof OcrUnavailableError) st.ocrUnavailable = true;
+    }
+  }
+  const body = bodyFontSize(pageLines(runs, n, page.view)) || 10;
+  const extra: Line[] = [];
+  const tables = findTables(runs, gfx.horizontal, gfx.vertical, body);
+  const used = new Set<number>();
+  for (const t of tables) {
+    for (const i of t.used) used.add(i);
+    extra.push(blockLine({ kind: 'table', text: t.markdown, page: n }, t.x0, t.x1, t.top, body));
+  }
+  // An OCR'd page is a scan: its images are the page itself, whose text the OCR already read.
+  const wanted = ocr ? [] : figurePlacements(gfx.images);
+  for (const p of wanted) if (p.objId) st.imagePages.set(p.objId, (st.imagePages.get(p.objId) ?? new Set()).add(n));
+  const images: PageResult['images'] = [];
+  const room = limits.maxImages - st.imageSeq;
+  const extracted = room > 0 ? await extractPageImages(page, wanted.slice(0, room), st.seenImages) : [];
+  for (const img of extracted) {
+    const name = `image-${++st.imageSeq}.png`;
+    images.push({ asset: { name, mediaType: 'image/png', data: img.png, page: n }, objId: img.placement.objId });
+    const p = img.placement;
+    extra.push(blockLine({ kind: 'image', text: `[IMAGE: ${name}]`, page: n, assetName: name }, p.x0, p.x1, p.y1, body));
+  }
+  const textRuns = runs.filter((_, i) => !used.has(i));
+  return { lines: pageLines(textRuns, n, page.view, extra), height: page.view[3], images, ocr };
+}
+
+/** Caption after (or just before) each image block becomes the asset's alt text. */
+function attachCaptions(blocks: Block[], images: ImageAsset[]): void {
+  const byName = new Map(images.map((a) => [a.name, a]));
+  blocks.forEach((b, i) => {
+    if (b.kind !== 'image' || !b.assetName) return;
+    const asset = byName.get(b.assetName);
+    if (!asset) return;
+    const near = [blocks[i + 1], blocks[i + 2], blocks[i - 1]].find((c) => c && c.kind === 'paragraph' && CAPTION.test(c.text));
+    if (near) asset.alt = near.text.slice(0, 300);
+  });
+}
+
 /**
- * Parse a PDF's text layer into blocks with 1-based pages.
+ * Parse a PDF into blocks with 1-based pages, figure assets and Markdown tables.
  * Throws ParseError 422 `encrypted_document` (password needed), 415 `unreadable_document` (not a PDF
- * or damaged beyond recovery), 422 `no_extractable_text` (no text layer: scanned pages).
+ * or damaged beyond recovery), 413 `document_too_large` (more pages than the limit, default 2,000),
+ * 422 `no_extractable_text` (no text layer and OCR found nothing or is unavailable).
  */
 export async function parsePdf(data: Buffer): Promise<ParsedDocument> {
   const doc = await openPdf(data);
   try {
     const pages = doc.numPages;
+    const limits = parseLimits();
+    if (pages > limits.maxPages) {
+      throw new ParseError(413, 'document_too_large', `The PDF has ${pages} pages; at most ${limits.maxPages} are accepted.`);
+    }
     const info = (await doc.getMetadata().catch(() => null))?.info as Record<string, unknown> | undefined;
     const lines: Line[] = [];
     const heights = new Map<number, number>();
+    const st: DocState = { seenImages: new Set(), imagePages: new Map(), imageSeq: 0, ocrPages: 0, ocrUnavailable: false };
+    const extracted: PageResult['images'] = [];
     let readablePages = 0;
     for (let n = 1; n <= pages; n++) {
+      let page: PDFPageProxy | undefined;
       try {
-        const page = await doc.getPage(n);
-        const content = await page.getTextContent({ includeMarkedContent: false, disableNormalization: false });
-        const runs = (content.items as TextItem[]).map(toRun).filter((r): r is TextRun => r !== null);
-        heights.set(n, page.view[3]);
-        lines.push(...pageLines(runs, n, page.view));
-        page.cleanup();
+        page = await doc.getPage(n);
+        const r = await readPage(page, n, st);
+        heights.set(n, r.height);
+        lines.push(...r.lines);
+        extracted.push(...r.images);
         readablePages++;
-      } catch {
+      } catch (err) {
+        if (err instanceof ParseError) throw err;
         // A damaged page is skipped; the rest of the document is still worth indexing.
+      } finally {
+        page?.cleanup();
       }
     }
     if (!readablePages) throw new ParseError(415, 'unreadable_document', 'No page of the PDF could be read.');
-    const blocks = linesToBlocks(dropPageFurniture(lines, heights, pages));
-    if (!blocks.some((b) => /[\p{L}\p{N}]/u.test(b.text))) {
-      throw new ParseError(
-        422,
-        'no_extractable_text',
-        'The PDF has no extractable text layer (scanned pages need OCR, not supported yet).',
-      );
+    // Images painted on 3+ pages are running decoration (logos): drop them and their references.
+    const decorative = new Set(extracted.filter((e) => e.objId && (st.imagePages.get(e.objId)?.size ?? 0) >= 3).map((e) => e.asset.name));
+    const images = extracted.filter((e) => !decorative.has(e.asset.name)).map((e) => e.asset);
+    const kept = lines.filter((l) => !(l.block?.assetName && decorative.has(l.block.assetName)));
+    const blocks = linesToBlocks(dropPageFurniture(kept, heights, pages));
+    if (!blocks.some((b) => b.kind !== 'image' && /[\p{L}\p{N}]/u.test(b.text))) {
+      const why = st.ocrUnavailable ? ' (OCR is not installed on this server)' : st.ocrPages ? ' (OCR found no text on its scanned pages)' : '';
+      throw new ParseError(422, 'no_extractable_text', `The PDF has no extractable text${why}.`);
     }
+    attachCaptions(blocks, images);
     const firstPageH1 = blocks.find((b) => b.kind === 'heading' && b.page === 1 && b.level === 1)?.text;
     const title = sensibleTitle(info?.Title) ?? firstPageH1 ?? blocks.find((b) => b.kind === 'heading')?.text;
-    return { title, pages, blocks, images: [], imageCount: countPdfImages(data) };
+    return { title, pages, blocks, images, imageCount: images.length };
   } finally {
     await doc.destroy().catch(() => undefined);
   }

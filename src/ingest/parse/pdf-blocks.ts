@@ -5,6 +5,7 @@
 // numbered like "3.1 Title" are headings one level per number below them; paragraphs break at column/band
 // changes, size changes, vertical gaps > 1.6× the font size, first-line indents and short
 // sentence-final lines; bullet/number-led lines form list blocks; hyphenated line ends are re-joined.
+// Lines that carry a ready block (tables, figure references) are emitted as that block in place.
 import type { Line } from './pdf-layout.ts';
 import type { Block } from './types.ts';
 
@@ -13,11 +14,11 @@ const BULLET = /^([•●○◦▪■□➢►▸‣⁃–\-\uf0a7\uf0b7\uf06e\u
 const NUMBERED = /^(\(?\d{1,3}[.)]|\(?[a-z][.)]|\([ivx]{1,4}\))\s+/;
 const PAGE_NUMBER = /^((page\s+)?[-–]?\s*\d{1,4}\s*[-–]?(\s*(of|\/)\s*\d{1,4})?|[ivxlc]{1,7})$/i;
 const NUMBERED_HEADING = /^(\d{1,2}(?:\.\d{1,2})+)\.?\s+\p{Lu}[^.!?;,:]{0,70}$/u;
-const CJK = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]/;
+const CJK = /[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]/;
 
 /** Character-weighted median of line font sizes. */
 export function bodyFontSize(lines: Line[]): number {
-  const sized = lines.map((l) => ({ size: l.size, n: l.text.length })).sort((a, b) => a.size - b.size);
+  const sized = lines.filter((l) => !l.block).map((l) => ({ size: l.size, n: l.text.length })).sort((a, b) => a.size - b.size);
   const total = sized.reduce((s, x) => s + x.n, 0);
   let acc = 0;
   for (const x of sized) {
@@ -43,6 +44,7 @@ export function dropPageFurniture(lines: Line[], pageHeights: Map<number, number
   }
   const repeatedMin = 3;
   return lines.filter((l) => {
+    if (l.block) return true;
     if (!/[\p{L}\p{N}]/u.test(l.text)) return false; // pseudo-graphics, stray symbols
     if (!inMargin(l)) return true;
     if (PAGE_NUMBER.test(l.text)) return false;
@@ -80,7 +82,7 @@ const HEADING_RATIO = 1.18;
  * size at or above it, or level 1 when it is larger than all of them.
  */
 function headingLevels(lines: Line[], body: number): Map<number, number> {
-  const heads = lines.filter((l) => l.size >= body * HEADING_RATIO && l.text.length <= 200);
+  const heads = lines.filter((l) => !l.block && l.size >= body * HEADING_RATIO && l.text.length <= 200);
   const later = heads.some((l) => l.page > 1) ? heads.filter((l) => l.page > 1) : heads;
   const counts = new Map<number, number>();
   for (const l of later) counts.set(l.size, (counts.get(l.size) ?? 0) + 1);
@@ -141,6 +143,11 @@ export function linesToBlocks(lines: Line[]): Block[] {
     return Math.min(6, Math.max(1, deepest) + m[1].split('.').filter(Boolean).length - 1);
   };
   for (const line of lines) {
+    if (line.block) {
+      flush();
+      blocks.push(line.block);
+      continue;
+    }
     const numLevel = numberedLevel(line);
     const isHeading = (line.size >= body * HEADING_RATIO && line.text.length <= 200) || numLevel !== undefined;
     const bullet = BULLET.exec(line.text);

@@ -4,6 +4,9 @@
 // are a minority, and a page whose segments leave a clear vertical gutter near the middle is read as two
 // columns: full-width segments (titles, wide figures) separate bands, and inside each band the left
 // column is read before the right one. Units are PDF points, y grows upwards (PDF user space).
+// Tables and figures found elsewhere (pdf-tables.ts, pdf-images.ts) enter as lines carrying a ready
+// block, placed at their top edge, so they take their place in the same reading order.
+import type { Block } from './types.ts';
 
 /** One positioned text run (a pdfjs TextItem reduced to what layout needs). */
 export interface TextRun {
@@ -30,12 +33,14 @@ export interface Line {
   /** 0 = single column / full width, 1 = left column, 2 = right column; band = vertical region id. */
   column: number;
   band: number;
+  /** A ready-made block (table, image reference) standing at this position; text is then ''. */
+  block?: Block;
 }
 
 const SPACE_BEFORE = /^[\s,.;:!?)\]}%]/;
 
 /** Join runs of one line left to right, inserting a space where the gap between runs is visible. */
-function joinRuns(runs: TextRun[]): string {
+export function joinRuns(runs: TextRun[]): string {
   let text = '';
   let prevEnd = -Infinity;
   for (const r of runs) {
@@ -150,15 +155,16 @@ function findGutter(lines: Line[], pageX0: number, pageWidth: number): number | 
 const byTopThenLeft = (a: Line, b: Line) => (Math.abs(a.y - b.y) > 2 ? b.y - a.y : a.x0 - b.x0);
 
 /**
- * Lines of one page in reading order. `view` is the page box [x0, y0, x1, y1] in points.
+ * Lines of one page in reading order. `view` is the page box [x0, y0, x1, y1] in points; `extra` are
+ * block lines (tables, figures) to place among them.
  * Returned lines carry `column` (0 full width / single column, 1 left, 2 right) and `band` (regions
  * between full-width lines), which the block builder uses as paragraph boundaries.
  */
-export function pageLines(runs: TextRun[], page: number, view: number[]): Line[] {
+export function pageLines(runs: TextRun[], page: number, view: number[], extra: Line[] = []): Line[] {
   const rotatedChars = runs.filter((r) => r.rotated).reduce((s, r) => s + r.str.length, 0);
   const allChars = runs.reduce((s, r) => s + r.str.length, 0);
   const kept = rotatedChars < allChars * 0.3 ? runs.filter((r) => !r.rotated) : runs;
-  const lines = buildSegments(kept, page);
+  const lines = [...buildSegments(kept, page), ...extra];
   const gutter = findGutter(lines, view[0], view[2] - view[0]);
   if (gutter === null) return lines.sort(byTopThenLeft);
 

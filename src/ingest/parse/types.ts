@@ -37,6 +37,20 @@ export interface ParsedDocument {
    * XObjects, remote HTML images). Absent -> count the image blocks / assets.
    */
   imageCount?: number;
+  /**
+   * Images referenced by URL (HTML <img src>, Markdown ![](src)), not fetched by the parser: the
+   * pipeline resolves them against X-Base-URL and adds what it fetched to `images` (assets/remote-images.ts).
+   */
+  remoteImages?: RemoteImageRef[];
+}
+
+export interface RemoteImageRef {
+  /** Name used in the `[IMAGE: name]` reference. */
+  name: string;
+  /** The link as written (relative or absolute). */
+  src: string;
+  alt?: string;
+  page: number;
 }
 
 export interface ParseInput {
@@ -49,10 +63,11 @@ export interface ParseInput {
 
 /**
  * A parse failure that is the input's fault. `jobCode` is the job status code (DESIGN.md §5):
- * 415 unsupported or unreadable type, 422 nothing extractable / encrypted.
+ * 415 unsupported or unreadable type, 422 nothing extractable / encrypted / parse_timeout,
+ * 413 document_too_large (page count or memory over the limit).
  */
 export class ParseError extends Error {
-  constructor(readonly jobCode: 415 | 422, readonly errorCode: string, message: string) {
+  constructor(readonly jobCode: 413 | 415 | 422, readonly errorCode: string, message: string) {
     super(message);
     this.name = 'ParseError';
   }

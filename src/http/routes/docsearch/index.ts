@@ -7,6 +7,8 @@ import { registerSearchInDocRoute } from './search-in-doc.ts';
 import { registerDocsListRoute } from './docs-list.ts';
 import { registerDocsGetRoute } from './docs-get.ts';
 import { registerDocsDeleteRoute } from './docs-delete.ts';
+import { registerAttributesRoute } from './attributes.ts';
+import { registerIngestBucketRoutes } from './ingest-bucket-routes.ts';
 
 export async function registerDocsearchRoutes(app: FastifyInstance, services: Services): Promise<void> {
   await registerIngestRoute(app, services);
@@ -15,4 +17,6 @@ export async function registerDocsearchRoutes(app: FastifyInstance, services: Se
   await registerDocsListRoute(app, services);
   await registerDocsGetRoute(app, services);
   await registerDocsDeleteRoute(app, services);
+  await registerAttributesRoute(app, services);
+  await registerIngestBucketRoutes(app, services);
 }

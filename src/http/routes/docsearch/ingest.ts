@@ -30,6 +30,7 @@ export async function registerIngestRoute(app: FastifyInstance, services: Servic
         remoteUrl: h(hdr['x-remote-url']),
         baseUrl: h(hdr['x-base-url']),
         completion: h(hdr['x-completion']),
+        idempotencyKey: h(hdr['idempotency-key']),
         unencryptedStrings: h(hdr['x-unencrypted-strings']),
         attributes: h(hdr['x-attributes']),
         attributeSchema: h(hdr['x-attribute-schema']),

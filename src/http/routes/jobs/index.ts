@@ -1,8 +1,15 @@
-// Route tree of the generic job endpoints (served under /v3 and at the root, DESIGN.md §5).
+// Route tree of the generic job endpoints (served under /v3 and at the root, DESIGN.md §5), and the
+// webhook-secret endpoints (under /v3 only).
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../../services.ts';
 import { registerJobStatusRoute } from './job-status.ts';
+import { registerJobDeleteRoute } from './job-delete.ts';
+import { registerJobStreamRoute } from './job-stream.ts';
+import { registerWebhookSecretRoutes } from './webhook-secret.ts';
 
 export async function registerJobRoutes(app: FastifyInstance, services: Services): Promise<void> {
   await registerJobStatusRoute(app, services);
+  await registerJobDeleteRoute(app, services);
+  await registerJobStreamRoute(app, services);
+  if (app.prefix === '/v3') await registerWebhookSecretRoutes(app, services);
 }

@@ -1,0 +1,162 @@
+// Search latency, throughput and memory at 100k chunks (DESIGN.md §8, §9). Builds a synthetic but
+// realistic namespace (bench/lib/synthetic.ts: 5 000 documents × 20 chunks of real SciFact sentences) in a
+// temp data dir, optimises it (FTS + IVF_HNSW_SQ index, as the maintainer would), then starts the real
+// server as a separate process (`node --import tsx src/main.ts`, role api) and measures, warm:
+//   - standard and advanced search through the HTTP API (default request body: prompt_ready context,
+//     min_relevance 0.3, 5 000-token target) at 1 and 8 concurrent clients: p50/p95/p99, searches/s;
+//   - LanceDB queried directly on the same table in the same run (the engine part of standard search:
+//     vector top-100 ∥ BM25 top-100 with the same parameters), reported as a ratio;
+//   - the server's resident memory (VmRSS) and peak (VmHWM) from /proc.
+// Prints tables; writes bench/results/latency.json. Usage: npm run bench:latency [-- --docs N]
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { initAnalysis } from '../src/analysis/analyzer.ts';
+import { analyseQuery } from '../src/search/stages/analyze-query.ts';
+import { STORED_COLUMNS } from '../src/storage/lance-arrow.ts';
+import { loadBeir, readJsonl, beirDir, repoRoot, writeResult } from './lib/beir.ts';
+import { createBenchProject, startBenchApp } from './lib/bench-app.ts';
+import { percentile } from './lib/quality.ts';
+import { writeSyntheticCorpus } from './lib/synthetic.ts';
+
+const ai = process.argv.indexOf('--docs');
+const DOCS = ai >= 0 ? Number(process.argv[ai + 1]) : 5000;
+const CHUNKS_PER_DOC = 20;
+const RUNS: Array<{ tier: 'standard' | 'advanced'; clients: number; requests: number }> = [
+  { tier: 'standard', clients: 1, requests: 400 },
+  { tier: 'standard', clients: 8, requests: 1600 },
+  { tier: 'advanced', clients: 1, requests: 200 },
+  { tier: 'advanced', clients: 8, requests: 400 },
+];
+
+interface Stats { p50: number; p95: number; p99: number; perSecond: number; n: number; errors: number }
+
+function summarise(ms: number[], wallMs: number, errors: number): Stats {
+  const r = (x: number) => Number(x.toFixed(1));
+  return { p50: r(percentile(ms, 50)), p95: r(percentile(ms, 95)), p99: r(percentile(ms, 99)), perSecond: r((ms.length / wallMs) * 1000), n: ms.length, errors };
+}
+
+/** Run `total` calls of `fn(i)` with `clients` concurrent loops; returns per-call latency and wall time. */
+async function load(clients: number, total: number, fn: (i: number) => Promise<boolean>): Promise<Stats> {
+  const ms: number[] = [];
+  let next = 0;
+  let errors = 0;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: clients }, async () => {
+    for (let i = next++; i < total; i = next++) {
+      const t = performance.now();
+      if (!(await fn(i))) errors++;
+      ms.push(performance.now() - t);
+    }
+  }));
+  return summarise(ms, performance.now() - t0, errors);
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function memoryOf(pid: number): { rssMb: number; peakRssMb: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { rssMb: Math.round(kb('VmRSS') / 1024), peakRssMb: Math.round(kb('VmHWM') / 1024) };
+}
+
+async function main(): Promise<void> {
+  await initAnalysis();
+  const queries = readJsonl<{ text: string }>(path.join(beirDir('scifact'), 'queries.jsonl')).map((q) => q.text);
+  loadBeir('scifact', 'test'); // fail early when the data is missing
+  // 1. Build the namespace in-process, then close the app so the server owns the data dir alone.
+  const secret = 'bench-secret-0123456789abcdef0123456789abcdef';
+  const app = await startBenchApp({ env: { DOCSEARCH_SECRET: secret } });
+  const s = app.handle.services;
+  const project = await createBenchProject(app, 'latency');
+  let t0 = performance.now();
+  const chunks = await writeSyntheticCorpus({ cp: s.cp, index: s.index, embedder: s.embedder, projectId: project.projectId, namespace: project.namespace }, {
+    docs: DOCS, chunksPerDoc: CHUNKS_PER_DOC, chunksPerSection: 5,
+    onProgress: (n) => { if (n % 20_000 < 10_000) console.log(`  ${n} chunks written (${((performance.now() - t0) / 1000).toFixed(0)} s)`); },
+  });
+  const writeS = (performance.now() - t0) / 1000;
+  t0 = performance.now();
+  await s.index.optimize(project.namespace);
+  const optimizeS = (performance.now() - t0) / 1000;
+  console.log(`namespace: ${chunks} chunks in ${DOCS} documents; written in ${writeS.toFixed(0)} s, optimised (FTS + ANN) in ${optimizeS.toFixed(0)} s`);
+  const vectors = await Promise.all(queries.map((q) => s.embedder.embedQuery(q)));
+  const terms = queries.map((q) => analyseQuery(q, 'en').terms);
+  const dataDir = app.dataDir;
+  await app.handle.close();
+
+  // 2. The server as its own process.
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src', 'main.ts')], {
+    cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, DOCSEARCH_DATA_DIR: dataDir, DOCSEARCH_SECRET: secret, DOCSEARCH_BOOTSTRAP_ACCOUNT_KEY: app.accountKey, DOCSEARCH_ROLE: 'api', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const result: Record<string, unknown> = { chunks, documents: DOCS, writeSeconds: writeS, optimizeSeconds: optimizeS };
+  try {
+    for (let i = 0; ; i++) {
+      try { if ((await fetch(`${base}/readyz`)).ok) break; } catch { /* not up yet */ }
+      if (i > 600) throw new Error('server did not become ready in 60 s');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const search = async (i: number, tier: string) => {
+      const res = await fetch(`${base}/v3/docsearch/search`, {
+        method: 'POST', headers: { authorization: `Bearer ${project.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: queries[i % queries.length], retrieval_tier: tier }),
+      });
+      await res.arrayBuffer();
+      return res.status === 200;
+    };
+    await load(2, 100, (i) => search(i + 500, 'standard'));
+    await load(2, 50, (i) => search(i + 600, 'advanced'));
+    const http: Array<Record<string, unknown>> = [];
+    for (const run of RUNS) {
+      const st = await load(run.clients, run.requests, (i) => search(i, run.tier));
+      http.push({ engine: 'docsearch HTTP', tier: run.tier, clients: run.clients, ...st });
+      console.log(JSON.stringify(http[http.length - 1]));
+    }
+    const memory = memoryOf(child.pid!);
+
+    // 3. LanceDB directly on the same table, same process as the client, server idle.
+    process.env.LANCEDB_LOG ??= 'error';
+    const lancedb = await import('@lancedb/lancedb');
+    const db = await lancedb.connect(path.join(dataDir, 'lance'));
+    const table = await db.openTable(project.namespace);
+    const direct = async (i: number) => {
+      const k = i % queries.length;
+      const [v, b] = await Promise.all([
+        table.vectorSearch(vectors[k]).column('vector').distanceType('cosine').ef(300).refineFactor(2).select([...STORED_COLUMNS, '_distance']).limit(100).toArrow(),
+        table.query().fullTextSearch(new lancedb.MatchQuery(terms[k].join(' '), 'tokens', { operator: lancedb.Operator.Or })).select([...STORED_COLUMNS, '_score']).limit(100).toArrow(),
+      ]);
+      return v.numRows > 0 && b.numRows >= 0;
+    };
+    await load(2, 100, (i) => direct(i + 500));
+    const lance1 = await load(1, 400, direct);
+    const lance8 = await load(8, 1600, direct);
+    table.close();
+    db.close();
+    const engine = [{ engine: 'LanceDB direct (vector ∥ BM25, top 100 each)', tier: 'engine only', clients: 1, ...lance1 }, { engine: 'LanceDB direct (vector ∥ BM25, top 100 each)', tier: 'engine only', clients: 8, ...lance8 }];
+    const std1 = http.find((h) => h.tier === 'standard' && h.clients === 1) as unknown as Stats;
+    const std8 = http.find((h) => h.tier === 'standard' && h.clients === 8) as unknown as Stats;
+    const ratios = { p50Standard1VsLance1: Number((std1.p50 / lance1.p50).toFixed(2)), throughputStandard8VsLance8: Number((std8.perSecond / lance8.perSecond).toFixed(2)) };
+    console.log(`\nsearch at ${chunks} chunks (warm; HTTP on 127.0.0.1; 2 cores)`);
+    console.table([...http, ...engine]);
+    console.log('ratios (docsearch / LanceDB direct):', ratios);
+    console.log(`server memory: RSS ${memory.rssMb} MB, peak ${memory.peakRssMb} MB`);
+    Object.assign(result, { http, engine, ratios, memory, date: new Date().toISOString() });
+    console.log(`wrote ${writeResult('latency', result)}`);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();

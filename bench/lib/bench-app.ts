@@ -1,0 +1,69 @@
+// Starts the real docsearch application (createApp, the code `npm start` runs) for a benchmark: a fresh
+// data directory under the OS temp dir, SQLite control plane, a known bootstrap account key, the builtin
+// GloVe cache linked from .tmp/test-cache when present (else built once), optionally listening on
+// 127.0.0.1. Projects are created through the real projects API.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { createApp, type AppHandle } from '../../src/app.ts';
+import { loadConfig } from '../../src/internal/config.ts';
+import { repoRoot } from './beir.ts';
+
+export interface BenchApp {
+  handle: AppHandle;
+  dataDir: string;
+  accountKey: string;
+  /** http://127.0.0.1:PORT when started with listen, else ''. */
+  baseUrl: string;
+  close(): Promise<void>;
+}
+
+const GLOVE = path.join(repoRoot, '.tmp', 'test-cache', 'models', 'glove-100d.int8.bin');
+
+/**
+ * Start the app. `env` overrides configuration keys (e.g. DOCSEARCH_RERANKER).
+ * @param opts.listen listen on 127.0.0.1:0 (needed for HTTP benchmarks)
+ */
+export async function startBenchApp(opts: { env?: Record<string, string>; listen?: boolean; workers?: boolean } = {}): Promise<BenchApp> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docsearch-bench-'));
+  if (fs.existsSync(GLOVE)) {
+    fs.mkdirSync(path.join(dataDir, 'models'), { recursive: true });
+    fs.symlinkSync(GLOVE, path.join(dataDir, 'models', 'glove-100d.int8.bin'));
+  }
+  const accountKey = 'svc_acc_' + crypto.randomBytes(32).toString('base64url');
+  const config = loadConfig({
+    DOCSEARCH_DATA_DIR: dataDir,
+    DOCSEARCH_BOOTSTRAP_ACCOUNT_KEY: accountKey,
+    DOCSEARCH_SECRET: crypto.randomBytes(32).toString('base64url'),
+    LOG_LEVEL: 'warn',
+    ...opts.env,
+  });
+  const handle = await createApp(config, { logger: false });
+  let baseUrl = '';
+  if (opts.listen) {
+    await handle.http.listen({ host: '127.0.0.1', port: 0 });
+    baseUrl = `http://127.0.0.1:${(handle.http.server.address() as AddressInfo).port}`;
+  }
+  if (opts.workers) handle.startWorkers();
+  return {
+    handle, dataDir, accountKey, baseUrl,
+    async close() {
+      await handle.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Create a docsearch project through the app's HTTP layer (inject: no socket needed). */
+export async function createBenchProject(app: BenchApp, name: string): Promise<{ projectId: string; apiKey: string; namespace: string }> {
+  const res = await app.handle.http.inject({
+    method: 'POST', url: '/v3/projects',
+    headers: { authorization: `Bearer ${app.accountKey}`, 'content-type': 'application/json' },
+    payload: JSON.stringify({ name, product: 'docsearch' }),
+  });
+  if (res.statusCode !== 201) throw new Error(`create project: ${res.statusCode} ${res.body}`);
+  const body = res.json() as { id: string; api_key: string; namespace: string };
+  return { projectId: body.id, apiKey: body.api_key, namespace: body.namespace };
+}

@@ -1,0 +1,39 @@
+// Response schemas of the job endpoints (docs/jobs.md): the job status view shared by the status
+// endpoint, the DELETE response and (as JSON in `data:`) the SSE stream and the completion webhook.
+import { Type } from '@sinclair/typebox';
+
+export const JobIdParams = Type.Object({ job_id: Type.String({ maxLength: 200 }) });
+
+export const JobStatusViewSchema = Type.Object({
+  job_id: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('processing'), Type.Literal('done'), Type.Literal('failed')]),
+  code: Type.Integer({ description: 'HTTP-like outcome: 202 pending/processing, 200 done, 4xx input at fault, 499 cancelled, 5xx server' }),
+  is_terminal: Type.Boolean(),
+  error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
+  doc_id: Type.Optional(Type.String()),
+  attempts: Type.Integer(),
+  max_attempts: Type.Integer(),
+  next_attempt_at: Type.Optional(Type.String({ description: 'pending after a failed attempt: earliest start of the next one' })),
+  last_error: Type.Optional(Type.String({ description: 'pending after a failed attempt: why it failed' })),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+  started_at: Type.Union([Type.String(), Type.Null()]),
+  finished_at: Type.Union([Type.String(), Type.Null()]),
+  properties: Type.Object({
+    file: Type.Object({ filename: Type.String(), size: Type.Integer() }),
+    base_url: Type.Optional(Type.String()),
+  }),
+});
+
+export const DeleteJobResponseSchema = Type.Object({
+  job_id: Type.String(),
+  result: Type.Union([Type.Literal('cancelled'), Type.Literal('record_deleted')], {
+    description: 'cancelled: the job had not finished; it is now failed (error.code job_cancelled) and its partial data is removed. record_deleted: the job had finished; its record is gone, a document it created stays.',
+  }),
+  job: JobStatusViewSchema,
+});
+
+export const WebhookSecretSchema = Type.Object({
+  secret: Type.String({ description: 'whsec_ + base64 key; HMAC-SHA256 key of webhook-signature (docs/webhooks.md)' }),
+  created_at: Type.String(),
+});

@@ -1,0 +1,42 @@
+// Entry point of a parse child process (started by parse-runner.ts with fork + IPC). It parses one
+// document at a time: {id, data, filename, mediaType, limits} in, {id, ok, doc | error} out. Buffers
+// cross the channel through V8 serialisation (structured clone). The child leaves when its parent
+// goes away, so a crashed or killed service never leaves parsers behind.
+import { parseDocument } from '../parse/index.ts';
+import { ParseError } from '../parse/types.ts';
+import { setParseLimits, type ParseLimits } from './limits.ts';
+
+export interface ParseRequest {
+  id: number;
+  data: Uint8Array;
+  filename: string;
+  mediaType?: string;
+  limits: ParseLimits;
+}
+
+export type ParseReply =
+  | { id: number; ok: true; doc: unknown }
+  | { id: number; ok: false; parseError?: { jobCode: 413 | 415 | 422; errorCode: string; message: string }; message: string };
+
+process.on('disconnect', () => process.exit(0));
+process.on('message', (msg: ParseRequest) => {
+  void (async () => {
+    let reply: ParseReply;
+    try {
+      setParseLimits(msg.limits);
+      const data = Buffer.from(msg.data.buffer, msg.data.byteOffset, msg.data.byteLength);
+      const doc = await parseDocument({ data, filename: msg.filename, mediaType: msg.mediaType });
+      reply = { id: msg.id, ok: true, doc };
+    } catch (err) {
+      reply = err instanceof ParseError
+        ? { id: msg.id, ok: false, parseError: { jobCode: err.jobCode, errorCode: err.errorCode, message: err.message }, message: err.message }
+        : { id: msg.id, ok: false, message: (err as Error)?.stack ?? String(err) };
+    }
+    process.send?.(reply);
+  })();
+});
+// Load pdfjs's worker code now (it registers globalThis.pdfjsWorker), so the first PDF does not pay
+// for importing it inside its time bound.
+const workerModule: string = 'pdfjs-dist/legacy/build/pdf.worker.mjs'; // untyped: import by a string variable
+await import(workerModule).catch(() => undefined);
+process.send?.({ ready: true });

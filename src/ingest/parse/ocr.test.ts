@@ -1,0 +1,48 @@
+// OCR of real pictures (../shared/data/docs/img) through tesseract: English, Simplified Chinese,
+// mixed English + Korean, vertical Japanese. Each must yield its text in reading order.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseDocument } from './index.ts';
+
+const repoRoot = path.resolve(import.meta.dirname, '../../..');
+const imgDir = path.resolve(repoRoot, '../shared/data/docs/img');
+const text = async (name: string) => {
+  const doc = await parseDocument({ data: fs.readFileSync(path.join(imgDir, name)), filename: name });
+  return { doc, all: doc.blocks.filter((b) => b.kind !== 'image').map((b) => b.text).join('\n') };
+};
+
+test('English picture: text, one figure asset referenced first', async () => {
+  const { doc, all } = await text('tika_testOCR.png');
+  assert.match(all, /This file contains some words/);
+  assert.equal(doc.images.length, 1);
+  assert.equal(doc.imageCount, 1);
+  assert.equal(doc.blocks[0].kind, 'image');
+  assert.equal(doc.blocks[0].text, `[IMAGE: ${doc.images[0].name}]`);
+});
+
+test('Simplified Chinese picture: characters without spurious spaces', async () => {
+  const { all } = await text('chi_sim_image.jpeg');
+  assert.match(all, /新鲜甘草黄酮养分/);
+  assert.match(all, /帮助肌肤完美吸收后续营养/);
+});
+
+test('English + Korean picture: both scripts read', async () => {
+  const { all } = await text('english-and-korean.png');
+  assert.match(all, /RULES AND INSTRUCTIONS/);
+  assert.match(all, /안녕하세요/);
+  assert.match(all, /팬입니다/);
+});
+
+test('vertical Japanese picture: columns read right to left', async () => {
+  const { all } = await text('jpn-vert.jpeg');
+  assert.match(all, /日本語/);
+  assert.ok(all.indexOf('日本語') < all.indexOf('横書き'), all);
+});
+
+test('a picture of a table yields its cell text', async () => {
+  const { all } = await text('table-multi-row-column-cells.png');
+  assert.match(all, /Low Vision/);
+  assert.match(all, /Dexterity/);
+});

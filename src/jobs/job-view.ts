@@ -1,0 +1,48 @@
+// The public view of a job, one shape for GET /jobs/{id}/status, the SSE stream's events and the
+// completion webhook's `data` (docs/jobs.md). Internal bookkeeping (lease owner, payload) never leaks.
+import type { JobRow } from './queue.ts';
+import { TERMINAL } from './queue.ts';
+
+export interface JobStatusView {
+  job_id: string;
+  status: JobRow['status'];
+  /** HTTP-like outcome (DESIGN.md §5): 202 pending/processing, 200 done, 4xx input at fault, 499 cancelled, 5xx ours. */
+  code: number;
+  is_terminal: boolean;
+  error?: { code: string; message: string };
+  doc_id?: string;
+  attempts: number;
+  max_attempts: number;
+  /** While pending after a failed attempt: when the next attempt may start, and why the last one failed. */
+  next_attempt_at?: string;
+  last_error?: string;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  properties: { file: { filename: string; size: number }; base_url?: string };
+}
+
+/** Render a job row as its public status view. */
+export function toJobStatusView(job: JobRow): JobStatusView {
+  const view: JobStatusView = {
+    job_id: job.id, status: job.status, code: job.code, is_terminal: TERMINAL.has(job.status),
+    attempts: job.attempts, max_attempts: job.max_attempts,
+    created_at: job.created_at, updated_at: job.updated_at, started_at: job.started_at, finished_at: job.finished_at,
+    properties: { file: { filename: job.filename, size: Number(job.size) } },
+  };
+  if (job.base_url) view.properties.base_url = job.base_url;
+  if (job.status === 'failed') view.error = { code: job.error_code ?? 'internal_error', message: job.error_message ?? '' };
+  if (job.status === 'done' && job.doc_id) view.doc_id = job.doc_id;
+  if (job.status === 'pending' && job.attempts > 0) {
+    view.next_attempt_at = job.run_after;
+    if (job.last_error) view.last_error = job.last_error;
+  }
+  return view;
+}
+
+/** The SSE event data (DESIGN.md §5: job_id, status, is_terminal, error?) plus code and doc_id. */
+export function toStreamEvent(job: JobRow): Pick<JobStatusView, 'job_id' | 'status' | 'code' | 'is_terminal' | 'error' | 'doc_id'> {
+  const v = toJobStatusView(job);
+  return { job_id: v.job_id, status: v.status, code: v.code, is_terminal: v.is_terminal, ...(v.error ? { error: v.error } : {}), ...(v.doc_id ? { doc_id: v.doc_id } : {}) };
+}

@@ -1,0 +1,57 @@
+// The builtin reranker over the real GloVe table (shared test cache, built on first use) and the fitted
+// coefficients: its features mean what they say, and it prefers the passage that answers the query.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createBuiltinEmbedder, type BuiltinEmbedder } from './builtin-embedder.ts';
+import { rerankFeatures, sentences } from './builtin-reranker-features.ts';
+import { BuiltinReranker } from './builtin-reranker.ts';
+import { RERANK_MODEL } from './builtin-reranker-model.ts';
+import type { RerankCandidate } from './reranker.ts';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+let glove: BuiltinEmbedder;
+before(async () => { glove = await createBuiltinEmbedder({ dataDir: path.join(repoRoot, '.tmp', 'test-cache') }); });
+
+const cand = (title: string, text: string, score = 0.3): RerankCandidate => ({
+  title, text, first: { ann: 0.5, bm25: 5, rrf: 1 / 65, score, features: { cos: 0.5, bm25_per_term: 0.3 } },
+});
+
+test('sentences: split at sentence ends, short fragments skipped, no boundary = one sentence', () => {
+  assert.deepEqual(sentences('Background. Vitamin D levels were measured in 300 adults. Results follow here now!'), [
+    'Vitamin D levels were measured in 300 adults.', 'Results follow here now!',
+  ]);
+  assert.deepEqual(sentences('no boundary here'), ['no boundary here']);
+});
+
+test('features: title and best-sentence coverage, gaps to the best candidate', () => {
+  const pool = [
+    cand('Vitamin D deficiency and bone fractures', 'We studied elderly adults. Vitamin D deficiency increased the risk of hip fractures.'),
+    cand('Gene expression in yeast', 'Ribosomal genes were expressed under stress. Nothing about vitamins here.'),
+  ];
+  const [a, b] = rerankFeatures('vitamin D deficiency causes fractures', 'en', pool, (t) => glove.embedSync(t));
+  assert.ok(a.title_cov > 0.5 && b.title_cov === 0, `${a.title_cov} ${b.title_cov}`);
+  assert.ok(a.sent_cov > b.sent_cov);
+  assert.ok(a.sent_cos > b.sent_cos);
+  assert.equal(a.title_cov_gap, 0);
+  assert.ok(b.sent_cov_gap < 0 && b.sent_cos_gap < 0);
+  assert.ok(Math.abs(a.std - Math.log(0.3 / 0.7)) < 1e-9);
+});
+
+test('reranking: the answering passage outranks a lexically similar distractor; outputs are probabilities', async () => {
+  const rr = new BuiltinReranker(glove);
+  assert.equal(rr.depth, RERANK_MODEL.depth);
+  assert.deepEqual(rr.info, { provider: 'builtin', model: 'docsearch-ltr-v1', output: 'probability' });
+  const pool = [
+    cand('Statins in heart failure', 'Statin therapy was given to patients with heart failure. Mortality did not change.', 0.35),
+    cand('Statins reduce cardiovascular events', 'In a randomised trial, statins reduced the risk of myocardial infarction in adults with high cholesterol.', 0.3),
+    cand('Soil bacteria', 'Bacterial communities in agricultural soil shift with nitrogen fertiliser.', 0.05),
+  ];
+  const p = await rr.rerank({ text: 'Statins reduce the risk of myocardial infarction', lang: 'en' }, pool);
+  assert.equal(p.length, 3);
+  assert.ok(p.every((x) => x > 0 && x < 1));
+  assert.ok(p[1] > p[0], `answer ${p[1]} vs distractor ${p[0]}`);
+  assert.ok(p[2] < p[0]);
+  assert.deepEqual(await rr.rerank({ text: 'x', lang: null }, []), []);
+});

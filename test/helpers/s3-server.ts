@@ -1,0 +1,168 @@
+// A real S3-protocol server for bucket-ingest tests: the npm `s3rver` runs in a child process (it needs
+// NODE_OPTIONS=--openssl-legacy-provider on Node 20 for its continuation tokens), and in front of it this
+// process runs a small proxy that verifies every request's AWS Signature V4 with @smithy/signature-v4
+// (s3rver itself does not check V4 signatures: it accepts any secret). A wrong secret is answered 403
+// SignatureDoesNotMatch exactly like S3, an unknown key 403 InvalidAccessKeyId. Tests talk to the proxy.
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { S3Client, PutObjectCommand, CreateBucketCommand } from '@aws-sdk/client-s3';
+import { repoRoot } from './server.ts';
+
+export interface S3TestServer {
+  /** Proxy origin (SigV4-checked), e.g. http://127.0.0.1:40123 — give this to the service. */
+  endpoint: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  region: string;
+  /** Requests that reached the proxy, by S3 operation-ish label ("GET /bucket?list-type=2"). */
+  requests: string[];
+  createBucket(name: string): Promise<void>;
+  /** Upload objects (key -> bytes) with up to 32 requests at a time. */
+  putObjects(bucket: string, objects: Array<[string, Buffer | string]>): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Node's SHA-256 / HMAC-SHA256 in the shape @smithy/signature-v4 expects. */
+class Sha256 {
+  private h!: crypto.Hash | crypto.Hmac;
+  constructor(private readonly secret?: string | ArrayBuffer | ArrayBufferView) {
+    this.reset();
+  }
+  reset(): void {
+    const s = this.secret;
+    this.h = s ? crypto.createHmac('sha256', typeof s === 'string' ? s : Buffer.from(ArrayBuffer.isView(s) ? s.buffer.slice(s.byteOffset, s.byteOffset + s.byteLength) : s)) : crypto.createHash('sha256');
+  }
+  update(data: string | ArrayBuffer | ArrayBufferView): void {
+    this.h.update(typeof data === 'string' ? data : ArrayBuffer.isView(data) ? Buffer.from(data.buffer, data.byteOffset, data.byteLength) : Buffer.from(data));
+  }
+  async digest(): Promise<Uint8Array> { return new Uint8Array(this.h.digest()); }
+}
+
+const CHILD_SCRIPT = `
+const S3rver = require(require.resolve('s3rver', { paths: [process.cwd()] }));
+const AWSAccount = require(require.resolve('s3rver/lib/models/account', { paths: [process.cwd()] }));
+AWSAccount.DUMMY_ACCOUNT.createKeyPair(process.env.S3_AKID, 'unused-s3rver-does-not-check-v4');
+new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: process.env.S3_DIR })
+  .run().then((addr) => { process.stdout.write(JSON.stringify({ port: addr.port }) + '\\n'); });
+`;
+
+function s3Error(res: http.ServerResponse, status: number, code: string, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/xml' });
+  res.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`);
+}
+
+/** Verify the SigV4 Authorization header of a buffered request. @returns an error code or null when valid. */
+async function verifySigV4(req: http.IncomingMessage, keys: Map<string, string>): Promise<[string, string] | null> {
+  const auth = req.headers.authorization ?? '';
+  const m = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request,\s*SignedHeaders=([^,]+),\s*Signature=([0-9a-f]+)$/.exec(auth);
+  if (!m) return ['AccessDenied', 'Missing or malformed AWS Signature V4 Authorization header.'];
+  const [, akid, , region, service, signedHeaders, signature] = m;
+  const secret = keys.get(akid);
+  if (!secret) return ['InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.'];
+  const url = new URL(req.url ?? '/', 'http://x');
+  const query: Record<string, string | string[]> = {};
+  for (const [k, v] of url.searchParams) {
+    const prev = query[k];
+    query[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  const names = signedHeaders.split(';');
+  const headers: Record<string, string> = {};
+  for (const n of names) {
+    const v = req.headers[n];
+    headers[n] = Array.isArray(v) ? v.join(',') : String(v ?? '');
+  }
+  const amzDate = headers['x-amz-date'] ?? String(req.headers['x-amz-date'] ?? '');
+  const d = /^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/.exec(amzDate);
+  if (!d) return ['AccessDenied', 'Missing x-amz-date.'];
+  const signingDate = new Date(Date.UTC(+d[1], +d[2] - 1, +d[3], +d[4], +d[5], +d[6]));
+  const signer = new SignatureV4({ credentials: { accessKeyId: akid, secretAccessKey: secret }, region, service, sha256: Sha256, uriEscapePath: false });
+  const signed = await signer.sign({
+    method: req.method ?? 'GET', protocol: 'http:', hostname: String(req.headers.host ?? '').split(':')[0],
+    path: url.pathname, query, headers,
+  }, { signingDate, signableHeaders: new Set(names) });
+  const got = /Signature=([0-9a-f]+)/.exec(String(signed.headers.authorization ?? signed.headers.Authorization))?.[1];
+  if (got !== signature) return ['SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.'];
+  return null;
+}
+
+/**
+ * Start s3rver (child process) behind a SigV4-verifying proxy on 127.0.0.1.
+ * @returns endpoint and the one valid key pair; close() stops both and removes the data dir
+ */
+export async function startS3Server(): Promise<S3TestServer> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docsearch-s3-'));
+  const accessKeyId = 'AKIA' + crypto.randomBytes(8).toString('hex').toUpperCase();
+  const secretAccessKey = crypto.randomBytes(30).toString('base64url');
+  const region = 'us-east-1';
+  const child: ChildProcess = spawn(process.execPath, ['-e', CHILD_SCRIPT], {
+    cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, NODE_OPTIONS: '--openssl-legacy-provider', S3_DIR: dir, S3_AKID: accessKeyId },
+  });
+  const backendPort = await new Promise<number>((resolve, reject) => {
+    let buf = '';
+    const onData = (c: Buffer) => {
+      buf += c.toString();
+      const nl = buf.indexOf('\n');
+      if (nl >= 0) { child.stdout!.off('data', onData); resolve(JSON.parse(buf.slice(0, nl)).port); }
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`s3rver exited with ${code}`)));
+    setTimeout(() => reject(new Error('s3rver did not start in 20 s')), 20_000).unref();
+  });
+  child.stdout!.resume();
+  const keys = new Map([[accessKeyId, secretAccessKey]]);
+  const requests: string[] = [];
+  const proxy = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      void (async () => {
+        requests.push(`${req.method} ${req.url}`);
+        const bad = await verifySigV4(req, keys);
+        if (bad) return s3Error(res, 403, bad[0], bad[1]);
+        const up = http.request({ host: '127.0.0.1', port: backendPort, method: req.method, path: req.url, headers: req.headers }, (upRes) => {
+          res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+          upRes.pipe(res);
+        });
+        up.on('error', (err) => s3Error(res, 502, 'InternalError', err.message));
+        up.end(Buffer.concat(chunks));
+      })().catch((err) => s3Error(res, 500, 'InternalError', String(err)));
+    });
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
+  const endpoint = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  const client = new S3Client({ region, endpoint, forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } });
+  let closed = false;
+  return {
+    endpoint, accessKeyId, secretAccessKey, region, requests,
+    async createBucket(name) {
+      await client.send(new CreateBucketCommand({ Bucket: name }));
+    },
+    async putObjects(bucket, objects) {
+      let i = 0;
+      const worker = async () => {
+        while (i < objects.length) {
+          const [key, body] = objects[i++];
+          const data = Buffer.isBuffer(body) ? body : Buffer.from(body);
+          await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: data, ContentLength: data.length }));
+        }
+      };
+      await Promise.all(Array.from({ length: 32 }, worker));
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      client.destroy();
+      proxy.closeAllConnections();
+      await new Promise<void>((r) => proxy.close(() => r()));
+      child.kill('SIGTERM');
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
