@@ -2,7 +2,7 @@
 // transition, retries with visible errors, re-claim after lease expiry, early release of dead local
 // owners, giving up on exhausted jobs, fairness between projects, the concurrency cap, cancellation in
 // each state (including aborting a running handler), atomic commit, and Idempotency-Key races.
-import { test, describe, before, after } from 'node:test';
+import { test, describe, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -36,8 +36,12 @@ for (const backend of BACKENDS) {
     });
 
     const project = () => 'p-' + crypto.randomBytes(4).toString('hex');
+    // Each test claims only its own kind: a job an earlier test left pending (a retry whose backoff ends
+    // later) must not be claimed by the next test on a slow machine.
+    let K = 'test';
+    beforeEach(() => { K = 'test-' + crypto.randomBytes(4).toString('hex'); });
     const job = (projectId: string, extra: Record<string, unknown> = {}) =>
-      ({ projectId, kind: 'test', filename: 'a.txt', size: 1, payload: {}, ...extra });
+      ({ projectId, kind: K, filename: 'a.txt', size: 1, payload: {}, ...extra });
 
     test('pending -> processing -> done, versions counted, terminal hook inside the transaction', async () => {
       const q = new JobQueue(cp);
@@ -50,7 +54,7 @@ for (const backend of BACKENDS) {
       const created = await q.enqueue(job(p));
       assert.equal(created.status, 'pending');
       assert.equal(created.code, 202);
-      const claimed = (await q.claim('A', 60_000, ['test']))!;
+      const claimed = (await q.claim('A', 60_000, [K]))!;
       assert.equal(claimed.id, created.id);
       assert.equal(claimed.status, 'processing');
       assert.equal(claimed.attempts, 1);
@@ -70,15 +74,15 @@ for (const backend of BACKENDS) {
       const q = new JobQueue(cp);
       const p = project();
       const j = await q.enqueue(job(p, { maxAttempts: 2 }));
-      await q.claim('A', 60_000, ['test']);
+      await q.claim('A', 60_000, [K]);
       await q.retryLater(j.id, 'A', 'remote answered 503', 150);
       let row = (await q.get(j.id))!;
       assert.equal(row.status, 'pending');
       assert.equal(row.last_error, 'remote answered 503');
       assert.ok(row.run_after > row.updated_at);
-      assert.equal(await q.claim('A', 60_000, ['test']), undefined, 'not due yet');
+      assert.equal(await q.claim('A', 60_000, [K]), undefined, 'not due yet');
       await sleep(200);
-      row = (await q.claim('A', 60_000, ['test']))!;
+      row = (await q.claim('A', 60_000, [K]))!;
       assert.equal(row.attempts, 2);
       const failed = (await q.finish(j.id, 'A', { status: 'failed', code: 422, errorCode: 'no_extractable_text', errorMessage: 'No text.' }))!;
       assert.equal(failed.status, 'failed');
@@ -89,10 +93,10 @@ for (const backend of BACKENDS) {
     test('a job whose worker died is re-claimed after its lease expires; the dead worker cannot finish it', async () => {
       const q = new JobQueue(cp);
       const j = await q.enqueue(job(project()));
-      await q.claim('A', 100, ['test']);
-      assert.equal(await q.claim('B', 60_000, ['test']), undefined, 'lease still valid');
+      await q.claim('A', 100, [K]);
+      assert.equal(await q.claim('B', 60_000, [K]), undefined, 'lease still valid');
       await sleep(150);
-      const again = (await q.claim('B', 60_000, ['test']))!;
+      const again = (await q.claim('B', 60_000, [K]))!;
       assert.equal(again.id, j.id);
       assert.equal(again.attempts, 2);
       assert.equal(await q.heartbeat(j.id, 'A', 1000), false);
@@ -109,12 +113,15 @@ for (const backend of BACKENDS) {
       const deadPid = child.stdout.trim();
       const deadOwner = ['w', os.hostname(), fs.readlinkSync('/proc/self/ns/pid'), deadPid, 'x'].join('|');
       const liveOwner = ['w', os.hostname(), fs.readlinkSync('/proc/self/ns/pid'), String(process.pid), 'y'].join('|');
+      // Claims take the oldest due job first; distinct created_at milliseconds make that order certain.
       const a = await q.enqueue(job(project(), { maxAttempts: 3 }));
+      await sleep(3);
       const b = await q.enqueue(job(project(), { maxAttempts: 1 }));
+      await sleep(3);
       const c = await q.enqueue(job(project(), { maxAttempts: 3 }));
-      await q.claim(deadOwner, 3600_000, ['test']);
-      await q.claim(deadOwner, 3600_000, ['test']);
-      await q.claim(liveOwner, 3600_000, ['test']);
+      await q.claim(deadOwner, 3600_000, [K]);
+      await q.claim(deadOwner, 3600_000, [K]);
+      await q.claim(liveOwner, 3600_000, [K]);
       assert.equal(await q.expireDeadOwners(), 2, 'both jobs of the dead pid, not the live one');
       assert.equal(await q.failExhausted(), 1);
       const rb = (await q.get(b.id))!;
@@ -123,7 +130,7 @@ for (const backend of BACKENDS) {
       assert.equal(rb.code, 500);
       assert.match(rb.error_message!, /Submit the file again/);
       assert.deepEqual(failedHook, ['worker_lost']);
-      const ra = (await q.claim('B', 60_000, ['test']))!;
+      const ra = (await q.claim('B', 60_000, [K]))!;
       assert.equal(ra.id, a.id);
       assert.equal(ra.attempts, 2);
       assert.equal((await q.get(c.id))!.lease_owner, liveOwner);
@@ -156,10 +163,10 @@ for (const backend of BACKENDS) {
       assert.equal(r1.job.status, 'failed');
       assert.equal(r1.job.code, 499);
       assert.equal(r1.job.error_code, 'job_cancelled');
-      assert.equal(await q.claim('A', 60_000, ['test']), undefined, 'a cancelled job never runs');
+      assert.equal(await q.claim('A', 60_000, [K]), undefined, 'a cancelled job never runs');
 
       const running = await q.enqueue(job(p));
-      await q.claim('A', 60_000, ['test']);
+      await q.claim('A', 60_000, [K]);
       const r2 = (await q.cancel(p, running.id))!;
       assert.equal(r2.result, 'cancelled');
       assert.equal(r2.previous.status, 'processing');
@@ -167,7 +174,7 @@ for (const backend of BACKENDS) {
       await assert.rejects(q.commitDone(running.id, 'A', 'doc', async () => assert.fail('no commit')), JobLostError);
 
       const finished = await q.enqueue(job(p));
-      await q.claim('A', 60_000, ['test']);
+      await q.claim('A', 60_000, [K]);
       await q.finish(finished.id, 'A', { status: 'done', code: 200 });
       const r3 = (await q.cancel(p, finished.id))!;
       assert.equal(r3.result, 'finished');
