@@ -109,6 +109,8 @@ for (const backend of BACKENDS) {
       assert.equal((list.body as any).total_documents, N);
       const names = new Set(((list.body as any).documents as any[]).map((d) => d.filename));
       assert.ok(names.has('docs/g1/note-1.md') && !names.has('docs/g0/image.png') && !names.has('other/outside.txt'));
+      const note = ((list.body as any).documents as any[]).find((d) => d.filename === 'docs/g1/note-1.md');
+      assert.match(note.canonical_url, /^s3:\/\/[^/]+\/docs\/g1\/note-1\.md$/, 'bucket documents cite s3://bucket/key');
       // Every file is searchable by its own unique word (sampled evenly when N is large).
       const step = Math.max(1, Math.floor(N / 200));
       for (let i = 0; i < N; i += step) {

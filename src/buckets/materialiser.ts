@@ -87,6 +87,7 @@ export async function materialiseFile(deps: MaterialiserDeps, task: TaskRow, fil
   }
   const payload: IngestPayload = {
     namespace: task.namespace, blobKey, filename: file.key, unencryptedStrings: {}, attributes: {},
+    canonicalUrl: `${task.source_type === 'gcs' ? 'gs' : 's3'}://${task.bucket}/${file.key}`,
   };
   try {
     const queued = await deps.store.cp.db.transaction().execute(async (trx) => {

@@ -29,6 +29,8 @@ export interface IngestPayload {
   baseUrl?: string;
   completion?: { url: string; headers?: Record<string, string> };
   unencryptedStrings: Record<string, string>;
+  /** Citation URL to record on the document (e.g. `s3://bucket/key` for bucket ingests). */
+  canonicalUrl?: string;
   /** Typed attribute values, resolved and registered at accept time; encrypted_text already hashed. */
   attributes: StoredAttributes;
 }

@@ -98,7 +98,7 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
 
   let data: Buffer;
   let filename = payload.filename;
-  let canonicalUrl = '';
+  let canonicalUrl = payload.canonicalUrl ?? '';
   let mediaType = payload.mediaType;
   const blobKey = payload.blobKey ?? originalBlobKey(job.project_id, job.id);
   if (payload.remoteUrl) {
