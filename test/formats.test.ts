@@ -11,7 +11,8 @@ import path from 'node:path';
 import { startTestServer, createProject, type TestServer } from './helpers/start-test-server.ts';
 import { api, dataPath, ingestFile, waitForJob } from './helpers/api.ts';
 
-const DIRS = ['pptx', 'xlsx', 'ods', 'odt', 'odp', 'epub', 'rtf', 'eml', 'csv', 'txt', 'md', 'html', 'docx'];
+// Every directory of ../shared/data/docs (issue 3: every file through the HTTP API).
+const DIRS = ['pdf', 'img', 'pptx', 'xlsx', 'ods', 'odt', 'odp', 'epub', 'rtf', 'eml', 'csv', 'txt', 'md', 'html', 'docx'];
 
 interface Expect {
   /** Expected failure code (job error code or upload rejection code). */
@@ -26,6 +27,22 @@ interface Expect {
 }
 
 const EXPECT: Record<string, Expect> = {
+  'pdf/tracemonkey.pdf': { pages: 14, title: /Trace-based Just-in-Time Type Specialization/, lang: 'en', text: 'TraceMonkey' },
+  'pdf/redp5110_sampled.pdf': { pages: 18, title: /Row and Column Access Control/, lang: 'en' },
+  'pdf/fr_olap.pdf': { pages: 12, lang: 'fr' },
+  'pdf/normal_4pages_ko.pdf': { pages: 4, lang: 'ko' },
+  'pdf/korean-text-with-tables.pdf': { pages: 1, lang: 'ko' },
+  'pdf/right_to_left_01_ar.pdf': { pages: 1, lang: 'ar' },
+  'pdf/tika_testPDF_protected_owner.pdf': { pages: 41, lang: 'en' },
+  'pdf/tika_testPDF_bad_page_303226.pdf': { pages: 19, lang: 'en' },
+  'pdf/password_protected_pw-password.pdf': { fail: 'encrypted_document' },
+  'pdf/docling_locked_pw-1234.pdf': { fail: 'encrypted_document' },
+  'pdf/layout-parser-paper-with-table.pdf': { pages: 1, tables: 1 },
+  'pdf/ocr_test_scanned.pdf': { pages: 1, lang: 'en' },
+  'pdf/tika_testOCR_scanned.pdf': { pages: 1, lang: 'en' },
+  'img/chi_sim_image.jpeg': { pages: 1, lang: 'zh', images: 1 },
+  'img/jpn-vert.jpeg': { pages: 1, lang: 'ja', images: 1 },
+  'img/tika_testOCR.png': { pages: 1, lang: 'en', images: 1 },
   'pptx/eng_spa_mult.pptx': { pages: 6, title: 'Testing multiple languages', lang: ['en', 'es'], text: 'spirit of brotherhood' },
   'pptx/fake-power-point-table.pptx': { pages: 1, title: 'A Slide with a Table', text: '| Tangerine | Pink | Aqua |', tables: 1 },
   'pptx/powerpoint_sample.pptx': { pages: 3, title: 'Test Table Slide', lang: 'en', text: 'Some notes on the second slide.' },
