@@ -5,15 +5,8 @@ import type { NetGuard } from '../internal/net-guard.ts';
 import type { EmbeddingSignature } from '../storage/namespace-index.ts';
 import type { Embedder } from './embedder.ts';
 import { RetryableError } from '../jobs/worker.ts';
+import { l2Normalise } from './vectors.ts';
 
-function normalise(v: number[]): Float32Array {
-  const out = Float32Array.from(v);
-  let n = 0;
-  for (const x of out) n += x * x;
-  n = Math.sqrt(n);
-  if (n > 0) for (let i = 0; i < out.length; i++) out[i] /= n;
-  return out;
-}
 
 export class HttpEmbedder implements Embedder {
   private dim: number;
@@ -38,7 +31,7 @@ export class HttpEmbedder implements Embedder {
     if (res.statusCode >= 400) throw new Error(`embedding service answered ${res.statusCode}: ${text.slice(0, 200)}`);
     const body = JSON.parse(text) as { data: Array<{ embedding: number[]; index?: number }> };
     const rows = [...body.data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
-    const vectors = rows.map((r) => normalise(r.embedding));
+    const vectors = rows.map((r) => l2Normalise(Float32Array.from(r.embedding)));
     if (vectors.length !== texts.length) throw new Error(`embedding service returned ${vectors.length} vectors for ${texts.length} inputs`);
     if (!this.dim) this.dim = vectors[0].length;
     if (vectors.some((v) => v.length !== this.dim)) throw new Error(`embedding dimension changed (expected ${this.dim})`);

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { EmbeddingSignature } from '../storage/namespace-index.ts';
 import type { Embedder } from './embedder.ts';
 import { batches, inspectModelDir, transformers, type LocalModel } from './onnx-local.ts';
+import { l2Normalise } from './vectors.ts';
 
 /** Passages per forward pass. */
 const BATCH = 16;
@@ -30,14 +31,6 @@ export function poolingMode(dir: string): 'cls' | 'mean' {
   if (!fs.existsSync(file)) return 'mean';
   const cfg = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
   return cfg.pooling_mode_cls_token === true ? 'cls' : 'mean';
-}
-
-function normalise(v: Float32Array): Float32Array {
-  let n = 0;
-  for (const x of v) n += x * x;
-  n = Math.sqrt(n);
-  if (n > 0) for (let i = 0; i < v.length; i++) v[i] /= n;
-  return v;
 }
 
 export class OnnxEmbedder implements Embedder {
@@ -99,7 +92,7 @@ export class OnnxEmbedder implements Embedder {
     const outputs = (await this.model(inputs)) as Record<string, OutTensor>;
     if (outputs.sentence_embedding) {
       const { data, dims } = outputs.sentence_embedding;
-      return texts.map((_, b) => normalise(Float32Array.from(data.subarray(b * dims[1], (b + 1) * dims[1]))));
+      return texts.map((_, b) => l2Normalise(Float32Array.from(data.subarray(b * dims[1], (b + 1) * dims[1]))));
     }
     const hidden = outputs.last_hidden_state ?? outputs.token_embeddings ?? Object.values(outputs)[0];
     const [batch, seq, dim] = hidden.dims;
@@ -119,7 +112,7 @@ export class OnnxEmbedder implements Embedder {
         }
         if (n > 0) for (let k = 0; k < dim; k++) v[k] /= n;
       }
-      vecs.push(normalise(v));
+      vecs.push(l2Normalise(v));
     }
     return vecs;
   }
