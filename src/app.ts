@@ -63,7 +63,7 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   const cfg: Config = { ...config, serverSecret: resolveSecret(config) };
   const logger = opts.logger === false ? pino({ level: 'silent' }) : pino({ level: cfg.logLevel });
   await initAnalysis();
-  const cp = await openControlPlane({ databaseUrl: cfg.databaseUrl, dataDir: cfg.dataDir });
+  const cp = await openControlPlane({ databaseUrl: cfg.databaseUrl, dataDir: cfg.dataDir, onIdleError: (err) => logger.warn({ err }, 'idle control-plane connection failed') });
   const index = await openLanceIndex({ uri: path.join(cfg.dataDir, 'lance') });
   const blobs = new LocalBlobStore(path.join(cfg.dataDir, 'blobs'));
   const net = new NetGuard(cfg.allowedPrivateHosts);

@@ -25,12 +25,17 @@ pg.types.setTypeParser(20, (v) => Number(v));
  * Open (and migrate) the control plane.
  * @param opts.databaseUrl postgres://… or undefined for SQLite
  * @param opts.dataDir     directory holding `control.sqlite` when SQLite is used
+ * @param opts.onIdleError called when an idle PostgreSQL connection fails (logged; never fatal)
  */
-export async function openControlPlane(opts: { databaseUrl?: string; dataDir: string }): Promise<ControlPlane> {
+export async function openControlPlane(opts: { databaseUrl?: string; dataDir: string; onIdleError?: (err: Error) => void }): Promise<ControlPlane> {
   let db: Kysely<Database>;
   let dialect: DialectName;
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
+    // An idle pooled connection that the server closes (restart, failover, admin termination) emits
+    // 'error' on the pool; without a listener that is an uncaught exception that kills the process.
+    // pg drops the broken client and the next query opens a new connection.
+    pool.on('error', (err) => opts.onIdleError?.(err));
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     dialect = 'postgres';
   } else {
