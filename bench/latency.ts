@@ -7,7 +7,12 @@
 //   - LanceDB queried directly on the same table in the same run (the engine part of standard search:
 //     vector top-100 ∥ BM25 top-100 with the same parameters), reported as a ratio;
 //   - the server's resident memory (VmRSS) and peak (VmHWM) from /proc.
-// Prints tables; writes bench/results/latency.json. Usage: npm run bench:latency [-- --docs N]
+// Prints tables; writes bench/results/latency.json.
+// Usage: npm run bench:latency [-- --docs N] [--keep] [--reuse DIR] [--scale F] [--cpu-prof DIR]
+//   --keep       keep the built data dir (its path and keys go to DIR/bench-latency-state.json)
+//   --reuse DIR  skip the build and measure the namespace kept in DIR by an earlier --keep run
+//   --scale F    multiply the request counts by F (e.g. 0.25 for a quick run while iterating)
+//   --cpu-prof D start the server with `node --cpu-prof --cpu-prof-dir D` (profile written on exit)
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -23,6 +28,13 @@ import { writeSyntheticCorpus } from './lib/synthetic.ts';
 const ai = process.argv.indexOf('--docs');
 const DOCS = ai >= 0 ? Number(process.argv[ai + 1]) : 5000;
 const CHUNKS_PER_DOC = 20;
+const argOf = (name: string): string | undefined => { const i = process.argv.indexOf(name); return i >= 0 ? process.argv[i + 1] : undefined; };
+const KEEP = process.argv.includes('--keep');
+const REUSE = argOf('--reuse');
+const SCALE = Number(argOf('--scale') ?? 1);
+const CPU_PROF = argOf('--cpu-prof');
+const STATE_FILE = 'bench-latency-state.json';
+interface KeptState { dataDir: string; secret: string; accountKey: string; apiKey: string; namespace: string; chunks: number; docs: number; writeSeconds: number; optimizeSeconds: number }
 const RUNS: Array<{ tier: 'standard' | 'advanced'; clients: number; requests: number }> = [
   { tier: 'standard', clients: 1, requests: 400 },
   { tier: 'standard', clients: 8, requests: 1600 },
@@ -72,34 +84,46 @@ async function main(): Promise<void> {
   await initAnalysis();
   const queries = readJsonl<{ text: string }>(path.join(beirDir('scifact'), 'queries.jsonl')).map((q) => q.text);
   loadBeir('scifact', 'test'); // fail early when the data is missing
-  // 1. Build the namespace in-process, then close the app so the server owns the data dir alone.
+  // 1. Build the namespace in-process (or reuse a kept one), then close the app so the server owns the
+  //    data dir alone.
   const secret = 'bench-secret-0123456789abcdef0123456789abcdef';
   const app = await startBenchApp({ env: { DOCSEARCH_SECRET: secret } });
   const s = app.handle.services;
-  const project = await createBenchProject(app, 'latency');
-  let t0 = performance.now();
-  const chunks = await writeSyntheticCorpus({ cp: s.cp, index: s.index, embedder: s.embedder, projectId: project.projectId, namespace: project.namespace }, {
-    docs: DOCS, chunksPerDoc: CHUNKS_PER_DOC, chunksPerSection: 5,
-    onProgress: (n) => { if (n % 20_000 < 10_000) console.log(`  ${n} chunks written (${((performance.now() - t0) / 1000).toFixed(0)} s)`); },
-  });
-  const writeS = (performance.now() - t0) / 1000;
-  t0 = performance.now();
-  await s.index.optimize(project.namespace);
-  const optimizeS = (performance.now() - t0) / 1000;
-  console.log(`namespace: ${chunks} chunks in ${DOCS} documents; written in ${writeS.toFixed(0)} s, optimised (FTS + ANN) in ${optimizeS.toFixed(0)} s`);
+  let kept: KeptState;
+  if (REUSE) {
+    kept = JSON.parse(fs.readFileSync(path.join(REUSE, STATE_FILE), 'utf8')) as KeptState;
+  } else {
+    const project = await createBenchProject(app, 'latency');
+    let t0 = performance.now();
+    const chunks = await writeSyntheticCorpus({ cp: s.cp, index: s.index, embedder: s.embedder, projectId: project.projectId, namespace: project.namespace }, {
+      docs: DOCS, chunksPerDoc: CHUNKS_PER_DOC, chunksPerSection: 5,
+      onProgress: (n) => { if (n % 20_000 < 10_000) console.log(`  ${n} chunks written (${((performance.now() - t0) / 1000).toFixed(0)} s)`); },
+    });
+    const writeSeconds = (performance.now() - t0) / 1000;
+    t0 = performance.now();
+    await s.index.optimize(project.namespace);
+    const optimizeSeconds = (performance.now() - t0) / 1000;
+    kept = { dataDir: app.dataDir, secret, accountKey: app.accountKey, apiKey: project.apiKey, namespace: project.namespace, chunks, docs: DOCS, writeSeconds, optimizeSeconds };
+    if (KEEP) fs.writeFileSync(path.join(app.dataDir, STATE_FILE), JSON.stringify(kept, null, 2));
+  }
+  const { chunks, writeSeconds: writeS, optimizeSeconds: optimizeS } = kept;
+  const project = { apiKey: kept.apiKey, namespace: kept.namespace };
+  console.log(`namespace: ${chunks} chunks in ${kept.docs} documents; written in ${writeS.toFixed(0)} s, optimised (FTS + ANN) in ${optimizeS.toFixed(0)} s${REUSE ? ` (reused ${REUSE})` : ''}`);
   const vectors = await Promise.all(queries.map((q) => s.embedder.embedQuery(q)));
   const terms = queries.map((q) => analyseQuery(q, 'en').terms);
-  const dataDir = app.dataDir;
-  await app.handle.close();
+  const dataDir = kept.dataDir;
+  if (REUSE) await app.close();
+  else await app.handle.close();
 
   // 2. The server as its own process.
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src', 'main.ts')], {
+  const profArgs = CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(CPU_PROF)] : [];
+  const child: ChildProcess = spawn(process.execPath, [...profArgs, '--import', 'tsx', path.join(repoRoot, 'src', 'main.ts')], {
     cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, DOCSEARCH_DATA_DIR: dataDir, DOCSEARCH_SECRET: secret, DOCSEARCH_BOOTSTRAP_ACCOUNT_KEY: app.accountKey, DOCSEARCH_ROLE: 'api', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    env: { ...process.env, DOCSEARCH_DATA_DIR: dataDir, DOCSEARCH_SECRET: secret, DOCSEARCH_BOOTSTRAP_ACCOUNT_KEY: kept.accountKey, DOCSEARCH_ROLE: 'api', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
   });
   const base = `http://127.0.0.1:${port}`;
-  const result: Record<string, unknown> = { chunks, documents: DOCS, writeSeconds: writeS, optimizeSeconds: optimizeS };
+  const result: Record<string, unknown> = { chunks, documents: kept.docs, writeSeconds: writeS, optimizeSeconds: optimizeS };
   try {
     for (let i = 0; ; i++) {
       try { if ((await fetch(`${base}/readyz`)).ok) break; } catch { /* not up yet */ }
@@ -114,11 +138,12 @@ async function main(): Promise<void> {
       await res.arrayBuffer();
       return res.status === 200;
     };
+    const n = (x: number) => Math.max(8, Math.round(x * SCALE));
     await load(2, 100, (i) => search(i + 500, 'standard'));
     await load(2, 50, (i) => search(i + 600, 'advanced'));
     const http: Array<Record<string, unknown>> = [];
     for (const run of RUNS) {
-      const st = await load(run.clients, run.requests, (i) => search(i, run.tier));
+      const st = await load(run.clients, n(run.requests), (i) => search(i, run.tier));
       http.push({ engine: 'docsearch HTTP', tier: run.tier, clients: run.clients, ...st });
       console.log(JSON.stringify(http[http.length - 1]));
     }
@@ -138,8 +163,8 @@ async function main(): Promise<void> {
       return v.numRows > 0 && b.numRows >= 0;
     };
     await load(2, 100, (i) => direct(i + 500));
-    const lance1 = await load(1, 400, direct);
-    const lance8 = await load(8, 1600, direct);
+    const lance1 = await load(1, n(400), direct);
+    const lance8 = await load(8, n(1600), direct);
     table.close();
     db.close();
     const engine = [{ engine: 'LanceDB direct (vector ∥ BM25, top 100 each)', tier: 'engine only', clients: 1, ...lance1 }, { engine: 'LanceDB direct (vector ∥ BM25, top 100 each)', tier: 'engine only', clients: 8, ...lance8 }];
@@ -155,7 +180,8 @@ async function main(): Promise<void> {
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (KEEP || REUSE) console.log(`kept ${dataDir} (reuse with -- --reuse ${dataDir})`);
+    else fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

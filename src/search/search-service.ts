@@ -11,7 +11,7 @@ import type { ControlPlane } from '../storage/db.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import { assetsForCitedDocs, type CitedDoc } from '../ingest/assets/search-assets.ts';
 import type { IndexHit, NamespaceIndex } from '../storage/namespace-index.ts';
-import { dominantLanguage, resolveScope, visibleDocs, type AttributeFilterSource, type VisibleDoc } from './doc-filters.ts';
+import { DeletingDocsCache, dominantLanguage, resolveScope, visibleDocs, type AttributeFilterSource, type VisibleDoc } from './doc-filters.ts';
 import { analyseQuery } from './stages/analyze-query.ts';
 import { admitWithinBudget, clampBudget, type BudgetItem, type BudgetResult } from './stages/budget.ts';
 import { DEFAULT_EXPAND_TIGHTNESS, expandRegions } from './stages/expand.ts';
@@ -63,9 +63,12 @@ export class SearchService {
   private readonly deps: SearchDeps;
   private readonly langCache = new Map<string, { lang: string | null; at: number }>();
   private readonly countCache = new Map<string, { n: number; at: number }>();
+  /** Deleting documents per project, reused for 1 s (visibility itself is checked uncached per search). */
+  private readonly deleting: DeletingDocsCache;
 
   constructor(deps: SearchDeps) {
     this.deps = deps;
+    this.deleting = new DeletingDocsCache(deps.cp);
   }
 
   /**
@@ -118,7 +121,7 @@ export class SearchService {
     const { cp, index, embedder } = this.deps;
     if (opts.inDoc && !req.doc_filter) throw new AppError('validation_failed', 'body.doc_filter: must be a non-empty document id for searchInDoc.', { field: 'body.doc_filter' });
     await initAnalysis();
-    const scope = await resolveScope(cp, ctx.projectId, req, this.deps.attributes);
+    const scope = await resolveScope(cp, ctx.projectId, req, this.deps.attributes, this.deleting);
     let analysed = analyseQuery(req.query, null);
     if (analysed.detectedLang === null) {
       const fallback = await this.fallbackLanguage(ctx.projectId);

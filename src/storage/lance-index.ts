@@ -7,7 +7,7 @@
 import type * as Lance from '@lancedb/lancedb';
 import { AppError } from '../internal/errors.ts';
 import { arrowToChunks, rowsToArrow, sameSignature, STORED_COLUMNS } from './lance-arrow.ts';
-import { AutoOptimizer, buildAnnIfDue, ensureFts, findFts, type TableState } from './lance-maintenance.ts';
+import { AutoOptimizer, buildAnnIfDue, ensureDocIdIndex, ensureFts, findFts, type TableState } from './lance-maintenance.ts';
 import { KeyedMutex } from './lance-mutex.ts';
 import { assertNamespace, filterToWhere, sqlString } from './lance-sql.ts';
 import { attrColumnsOf, compileAttrExpr, ensureAttrColumns } from './lance-attributes.ts';
@@ -212,6 +212,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
         // Long (≈30 s per 100k rows): outside the write lock; Lance commits it next to concurrent appends.
         await buildAnnIfDue(this.lancedb, state.table, rows, this.opts.annThreshold ?? 50_000);
         await this.writes.run(namespace, async () => {
+          await ensureDocIdIndex(this.lancedb, state.table, rows);
           await state.table.optimize({ cleanupOlderThan: new Date(Date.now() - graceMs) });
           await ensureFts(this.lancedb, state); // also repairs a crash between the first add and the index build
         });

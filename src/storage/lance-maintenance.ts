@@ -67,6 +67,20 @@ export async function buildAnnIfDue(lancedb: LanceModule, table: Lance.Table, ro
 }
 
 /**
+ * Build a BTREE scalar index on `doc_id` when the table has rows and none yet (caller: optimize). Reads by
+ * document (getChunks for hit expansion, deleteDocument, doc-id prefilters) then look the document up
+ * instead of scanning the column: getChunks at 100k rows went from 4.9 ms to 1.8 ms p50 (bench
+ * bench:latency namespace; built in 15 ms). Rows added later are scanned until the next optimize, whose
+ * `table.optimize()` folds them into the index. Returns true when an index was built.
+ */
+export async function ensureDocIdIndex(lancedb: LanceModule, table: Lance.Table, rows: number): Promise<boolean> {
+  if (rows === 0) return false;
+  if ((await table.listIndices()).some((i) => i.columns.length === 1 && i.columns[0] === 'doc_id')) return false;
+  await table.createIndex('doc_id', { config: lancedb.Index.btree(), replace: true });
+  return true;
+}
+
+/**
  * Runs `optimize(namespace)` in the background after every `every` writes to a namespace (0 = never).
  * At most one run per namespace is queued at a time; failures go to `onError`. drain() waits for all
  * runs and stops scheduling new ones.
