@@ -13,6 +13,8 @@ import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
 import { checkInvariants, type HarnessState } from './crash-checks.ts';
 import { startCrashReceiver, type CrashReceiver } from './crash-receiver.ts';
+// mulberry32, seeded so a failing run can be replayed with its seed.
+import { rng as prng } from './lib/random.ts';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DOCS = path.resolve(repoRoot, '../shared/data/docs');
@@ -45,17 +47,6 @@ export interface CrashReport {
   violations: string[];
 }
 
-/** mulberry32: small seeded PRNG so a failing run can be replayed with its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -21,6 +21,7 @@ import { groupRegions } from '../src/search/stages/group-regions.ts';
 import { retrieve } from '../src/search/stages/retrieve.ts';
 import { relevanceFeatures } from '../src/search/stages/score.ts';
 import { RELEVANCE_FEATURES, type RelevanceModel } from '../src/search/stages/relevance-model.ts';
+import { fitLogistic } from './lib/logistic.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const scifact = path.resolve(repoRoot, '../shared/data/beir/scifact');
@@ -45,53 +46,6 @@ function ndcg10(ranked: string[], rel: Map<string, number>): number {
   ranked.slice(0, 10).forEach((id, i) => { dcg += (rel.get(id) ?? 0) / Math.log2(i + 2); });
   const ideal = [...rel.values()].sort((a, b) => b - a).slice(0, 10).reduce((s, r, i) => s + r / Math.log2(i + 2), 0);
   return ideal > 0 ? dcg / ideal : 0;
-}
-
-/** Logistic regression by Newton's method; L2 penalty ½·lambda·|w|² on the weights (not the intercept). */
-function fitLogistic(X: number[][], y: number[], lambda = 1, iters = 100): number[] {
-  const d = X[0].length + 1;
-  let w = new Array<number>(d).fill(0);
-  for (let it = 0; it < iters; it++) {
-    const g = new Array<number>(d).fill(0);
-    const H = Array.from({ length: d }, () => new Array<number>(d).fill(0));
-    for (let i = 0; i < X.length; i++) {
-      const x = [1, ...X[i]];
-      const z = x.reduce((s, xi, j) => s + xi * w[j], 0);
-      const p = 1 / (1 + Math.exp(-z));
-      const r = p * (1 - p);
-      for (let a = 0; a < d; a++) {
-        g[a] += (p - y[i]) * x[a];
-        for (let b = 0; b < d; b++) H[a][b] += r * x[a] * x[b];
-      }
-    }
-    for (let a = 1; a < d; a++) { g[a] += lambda * w[a]; H[a][a] += lambda; }
-    const step = solve(H, g);
-    w = w.map((wi, j) => wi - step[j]);
-    if (Math.max(...step.map(Math.abs)) < 1e-9) break;
-  }
-  return w;
-}
-
-/** Gaussian elimination with partial pivoting. */
-function solve(A: number[][], b: number[]): number[] {
-  const n = b.length;
-  const M = A.map((row, i) => [...row, b[i]]);
-  for (let c = 0; c < n; c++) {
-    let p = c;
-    for (let r = c + 1; r < n; r++) if (Math.abs(M[r][c]) > Math.abs(M[p][c])) p = r;
-    [M[c], M[p]] = [M[p], M[c]];
-    for (let r = c + 1; r < n; r++) {
-      const f = M[r][c] / M[c][c];
-      for (let k = c; k <= n; k++) M[r][k] -= f * M[c][k];
-    }
-  }
-  const x = new Array<number>(n).fill(0);
-  for (let r = n - 1; r >= 0; r--) {
-    let s = M[r][n];
-    for (let k = r + 1; k < n; k++) s -= M[r][k] * x[k];
-    x[r] = s / M[r][r];
-  }
-  return x;
 }
 
 type Row = { doc: string; rrfRank: number; x: number[] };

@@ -13,6 +13,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
+// mulberry32, seeded: the fixtures are reproducible byte for byte.
+import { rng } from '../bench/lib/random.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'test', 'fixtures', 'models');
 
@@ -44,17 +46,6 @@ const LETTERS = 'abcdefghijklmnopqrstuvwxyz0123456789'.split('');
 const PUNCT = ".,?!-'():;\"/".split('');
 const VOCAB = [...SPECIAL, ...LETTERS, ...LETTERS.map((c) => `##${c}`), ...PUNCT, ...WORDS];
 
-/** mulberry32: a small seeded PRNG, so the fixtures are reproducible byte for byte. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function tensor(name: string, dims: number[], values: number[]) {
   const data = Buffer.from(new Float32Array(values).buffer);

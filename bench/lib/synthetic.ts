@@ -9,17 +9,8 @@ import type { ChunkRecord } from '../../src/storage/namespace-index.ts';
 import { loadBeir } from './beir.ts';
 import type { CorpusTarget } from './corpus.ts';
 
-/** mulberry32 PRNG: reproducible corpora. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { rng } from './random.ts';
+import { rng } from './random.ts';
 
 export interface SyntheticOptions {
   docs: number;
