@@ -7,23 +7,11 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, createProject, type TestServer } from './helpers/start-test-server.ts';
+import { terminal, waitForTask } from './helpers/bucket-tasks.ts';
 import { api } from './helpers/api.ts';
 import { startS3Server, type S3TestServer } from './helpers/s3-server.ts';
 import { startGcsServer, type GcsTestServer } from './helpers/gcs-server.ts';
 
-/** Poll the task until `pred` holds. */
-async function waitForTask(baseUrl: string, key: string, id: string, pred: (t: any) => boolean, timeoutMs = 90_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await api(baseUrl, key, 'GET', `/v3/docsearch/ingestBucket/${id}`);
-    assert.equal(r.status, 200, JSON.stringify(r.body));
-    if (pred(r.body)) return r.body;
-    if (Date.now() > deadline) throw new Error(`task ${id} still ${JSON.stringify(r.body)}`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
-}
-
-const terminal = (t: any) => ['done', 'done_with_errors', 'failed'].includes(t.state);
 const note = (i: number) => `# Note ${i}\n\nObservation ${i}: the lichen quabbernix${i} grows on north-facing rocks.\n`;
 
 describe('bucket ingest task lifecycle', () => {

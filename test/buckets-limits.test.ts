@@ -11,26 +11,13 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startTestServer, createProject, type TestServer } from './helpers/start-test-server.ts';
+import { terminal, waitForTask } from './helpers/bucket-tasks.ts';
 import { api } from './helpers/api.ts';
 import { startS3Server, type S3TestServer } from './helpers/s3-server.ts';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/internal/config.ts';
 
-const terminal = (t: any) => ['done', 'done_with_errors', 'failed'].includes(t.state);
 const note = (i: number) => `# Entry ${i}\n\nLedger line ${i} records the delivery of crate glimmerwick${i} to the north depot.\n`;
-
-/** Poll the task until `pred` holds; `seen` collects every state observed. */
-async function waitForTask(baseUrl: string, key: string, id: string, pred: (t: any) => boolean, seen?: Set<string>, timeoutMs = 90_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await api(baseUrl, key, 'GET', `/v3/docsearch/ingestBucket/${id}`);
-    assert.equal(r.status, 200, JSON.stringify(r.body));
-    seen?.add((r.body as any).state);
-    if (pred(r.body)) return r.body;
-    if (Date.now() > deadline) throw new Error(`task ${id} still ${JSON.stringify(r.body)}`);
-    await new Promise((res) => setTimeout(res, 50));
-  }
-}
 
 describe('bucket ingest limits and durability', () => {
   let s3: S3TestServer;
@@ -93,7 +80,7 @@ describe('bucket ingest limits and durability', () => {
     const r = await api(server.baseUrl, key, 'POST', '/v3/docsearch/ingestBucket', { source: src('capped') });
     const id = (r.body as any).bucket_ingest_task_id;
     const seen = new Set<string>();
-    const done = await waitForTask(server.baseUrl, key, id, terminal, seen);
+    const done = await waitForTask(server.baseUrl, key, id, terminal, { seen });
     assert.equal(done.state, 'done_with_errors', JSON.stringify(done));
     assert.equal(done.stop_reason, 'file_cap');
     assert.equal(done.file_cap, 10);

@@ -10,6 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestServer, createProject, BACKENDS, type TestServer } from './helpers/start-test-server.ts';
 import fs from 'node:fs';
+import { terminal, waitForTask } from './helpers/bucket-tasks.ts';
 import { api, dataPath } from './helpers/api.ts';
 import { startS3Server, type S3TestServer } from './helpers/s3-server.ts';
 import { startSmtpServer, type SmtpTestServer } from './helpers/smtp-server.ts';
@@ -41,19 +42,6 @@ async function startReceiver(): Promise<Receiver> {
   return { url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/hook`, events, close: () => new Promise((r) => srv.close(() => r())) };
 }
 
-/** Poll the task until `pred` holds. */
-async function waitForTask(baseUrl: string, key: string, id: string, pred: (t: any) => boolean, timeoutMs = 90_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await api(baseUrl, key, 'GET', `/v3/docsearch/ingestBucket/${id}`);
-    assert.equal(r.status, 200, JSON.stringify(r.body));
-    if (pred(r.body)) return r.body;
-    if (Date.now() > deadline) throw new Error(`task ${id} still ${JSON.stringify(r.body)}`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
-}
-
-const terminal = (t: any) => ['done', 'done_with_errors', 'failed'].includes(t.state);
 
 for (const backend of BACKENDS) {
   // 200 files on SQLite (bench/bucket-ingest.ts runs 2,000); the same flow with fewer on PostgreSQL.
@@ -95,7 +83,7 @@ for (const backend of BACKENDS) {
       assert.ok(!JSON.stringify(created).includes(s3.secretAccessKey), 'the secret is never returned');
 
       const seen = new Set<string>();
-      const done = await waitForTask(server.baseUrl, key, created.bucket_ingest_task_id, (t) => { seen.add(t.state); return terminal(t); }, 120_000);
+      const done = await waitForTask(server.baseUrl, key, created.bucket_ingest_task_id, (t) => { seen.add(t.state); return terminal(t); }, { timeoutMs: 120_000 });
       const seconds = (Date.now() - t0) / 1000;
       assert.equal(done.state, 'done', JSON.stringify(done));
       assert.equal(done.progress.files_found, N);

@@ -6,7 +6,7 @@
 // expression `false` (matches nothing; never ignored). Operator semantics: docs/attributes.md.
 import { AppError } from '../internal/errors.ts';
 import type { AttrExpr, AttrLiteral, AttrStorage } from '../storage/namespace-index.ts';
-import type { AttributeFilterClause } from '../search/types.ts';
+import type { SearchRequest } from '../search/types.ts';
 import { tokenize, type TokenHasher } from './tokens.ts';
 import {
   ALL_OPERATORS, elementOf, LABELS, MAX_FILTER_CLAUSES, META_INT_1, META_INT_2, OPERATORS, storageOf, type AttributeType,
@@ -14,15 +14,8 @@ import {
 import { checkScalar, describeType } from './values.ts';
 
 /** The attribute-related fields of a search request. */
-export interface AttributeFilterRequest {
-  attribute_filters?: AttributeFilterClause[];
-  meta_tags_any?: string[];
-  meta_tags_all?: string[];
-  meta_int_1_gte?: number;
-  meta_int_1_lte?: number;
-  meta_int_2_gte?: number;
-  meta_int_2_lte?: number;
-}
+export type AttributeFilterRequest = Pick<SearchRequest, 'attribute_filters' | 'meta_tags_any' | 'meta_tags_all'
+  | 'meta_int_1_gte' | 'meta_int_1_lte' | 'meta_int_2_gte' | 'meta_int_2_lte'>;
 
 /** Most operands accepted by in / nin / contains_any / has_*_tokens. */
 export const MAX_OPERAND_VALUES = 1000;

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { EmbeddingSignature } from '../storage/namespace-index.ts';
 import type { Embedder } from './embedder.ts';
-import { batches, inspectModelDir, transformers, type LocalModel } from './onnx-local.ts';
+import { batches, inspectModelDir, loadTokenizer, transformers, type LocalModel } from './onnx-local.ts';
 import { l2Normalise } from './vectors.ts';
 
 /** Passages per forward pass. */
@@ -54,9 +54,7 @@ export class OnnxEmbedder implements Embedder {
   static async open(opts: OnnxEmbedderOptions): Promise<OnnxEmbedder> {
     const local = inspectModelDir(opts.modelDir);
     const t = await transformers();
-    const tokenizer = await t.AutoTokenizer.from_pretrained(local.id);
-    const maxPos = typeof local.config.max_position_embeddings === 'number' ? local.config.max_position_embeddings : MAX_TOKENS;
-    tokenizer.model_max_length = Math.min(tokenizer.model_max_length ?? MAX_TOKENS, MAX_TOKENS, maxPos);
+    const tokenizer = await loadTokenizer(t, local, MAX_TOKENS);
     const model = await t.AutoModel.from_pretrained(local.id, { dtype: local.dtype });
     const probe = new OnnxEmbedder(tokenizer, model, local, poolingMode(local.dir), 0, opts);
     const [v] = await probe.forward(['dimension probe']);

@@ -61,3 +61,14 @@ export function batches<T>(items: T[], size: number): T[][] {
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
 }
+
+/**
+ * Load a model folder's tokenizer with its maximum length capped at `maxTokens` and at the model's
+ * `max_position_embeddings` (longer inputs are truncated, never rejected).
+ */
+export async function loadTokenizer(t: Transformers, local: LocalModel, maxTokens: number) {
+  const tokenizer = await t.AutoTokenizer.from_pretrained(local.id);
+  const maxPos = typeof local.config.max_position_embeddings === 'number' ? local.config.max_position_embeddings : maxTokens;
+  tokenizer.model_max_length = Math.min(tokenizer.model_max_length ?? maxTokens, maxTokens, maxPos);
+  return tokenizer;
+}

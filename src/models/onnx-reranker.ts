@@ -5,7 +5,7 @@
 // rerankers such as ms-marco MiniLM or bge-reranker. Raw logits are returned (one label: that logit;
 // two labels: logit of label 1 minus label 0, i.e. the log-odds of "relevant").
 import type { RerankCandidate, Reranker, RerankerInfo, RerankQuery } from './reranker.ts';
-import { batches, inspectModelDir, transformers, type LocalModel } from './onnx-local.ts';
+import { batches, inspectModelDir, loadTokenizer, transformers, type LocalModel } from './onnx-local.ts';
 
 /** Pairs per forward pass. */
 const BATCH = 8;
@@ -36,9 +36,7 @@ export class OnnxReranker implements Reranker {
   static async open(opts: { modelDir: string }): Promise<OnnxReranker> {
     const local = inspectModelDir(opts.modelDir);
     const t = await transformers();
-    const tokenizer = await t.AutoTokenizer.from_pretrained(local.id);
-    const maxPos = typeof local.config.max_position_embeddings === 'number' ? local.config.max_position_embeddings : MAX_TOKENS;
-    tokenizer.model_max_length = Math.min(tokenizer.model_max_length ?? MAX_TOKENS, MAX_TOKENS, maxPos);
+    const tokenizer = await loadTokenizer(t, local, MAX_TOKENS);
     const model = await t.AutoModelForSequenceClassification.from_pretrained(local.id, { dtype: local.dtype });
     return new OnnxReranker(tokenizer, model, local);
   }
