@@ -1,5 +1,5 @@
 // The retrieval pipeline of docsearch (DESIGN.md §2): a chain of plain stage functions
-//   scope -> analyse query -> retrieve (vector ∥ BM25) -> visibility -> fuse (RRF) -> group into hits
+//   scope -> analyse query -> retrieve (vector ∥ BM25) -> visibility -> fuse (RRF) -> lexical-anchor cosine -> group into hits
 //   -> relevance score -> [advanced tier: rerank] -> thresholds -> expand (lazily, best first) -> token budget -> render
 // composed here for POST /docsearch/search and /docsearch/searchInDoc. No Fastify in here.
 import type { Logger } from 'pino';
@@ -15,12 +15,12 @@ import { DeletingDocsCache, dominantLanguage, resolveScope, visibleDocs, type At
 import { analyseQuery } from './stages/analyze-query.ts';
 import { admitWithinBudget, clampBudget, type BudgetItem, type BudgetResult } from './stages/budget.ts';
 import { DEFAULT_EXPAND_TIGHTNESS, expandRegions } from './stages/expand.ts';
-import { fuseRrf, queryStats } from './stages/fuse.ts';
-import { groupRegions } from './stages/group-regions.ts';
+import { queryStats } from './stages/fuse.ts';
+import { rankStandard } from './stages/standard-rank.ts';
 import { chunkTokens, pagesOf, truncateChunks, variantChunks } from './stages/hit-content.ts';
 import { renderContext, type RenderHit } from './stages/render.ts';
 import { retrieve } from './stages/retrieve.ts';
-import { applyThresholds, scoreRegions } from './stages/score.ts';
+import { applyThresholds } from './stages/score.ts';
 import { rerankRegions } from './stages/rerank.ts';
 import type { ConfiguredReranker } from '../models/create-reranker.ts';
 import { resolveMode, searchUnits } from './units.ts';
@@ -142,7 +142,7 @@ export class SearchService {
     const bm25Hits = keep(got.bm25);
     // A BM25 list shorter than the limit returned every lexical match: absent chunks have BM25 0.
     const stats = queryStats(vecHits, bm25Hits, (got.bm25?.length ?? 0) < got.limit, analysed.termCount, chunkCount);
-    let regions = scoreRegions(groupRegions(fuseRrf(vecHits, bm25Hits)), stats);
+    let regions = rankStandard(vecHits, bm25Hits, stats);
     const rr = this.deps.reranker;
     if (mode === 'advanced' && rr) {
       try {

@@ -95,6 +95,10 @@ export interface FusedChunk {
   annRank: number | null;
   bm25Rank: number | null;
   rrf: number;
+  /** The chunk's stored embedding (from either list); null when the engine returned none. */
+  vector: Float32Array | null;
+  /** Cosine to the lexical anchor (stages/anchor.ts); null before that stage or when undefined. */
+  anchor: number | null;
 }
 
 /**
@@ -110,6 +114,8 @@ export interface Region {
   signals: HitSignals;
   /** 1-based position of the region's best member in the fused list. */
   fusedRank: number;
+  /** Highest lexical-anchor cosine of the members (stages/anchor.ts); null when no member has one. */
+  anchor: number | null;
   /** Relevance probability 0..1 (stages/score.ts). */
   score: number;
   /** Content chunks ordered by chunk_index (core only before expansion). */

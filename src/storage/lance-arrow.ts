@@ -115,10 +115,11 @@ function columnData(field: Field, rows: ChunkRecord[], n: number) {
 }
 
 /**
- * Read StoredChunk rows (plus an optional numeric score column, e.g. `_score` or `_distance`)
- * out of a query result. Column access is by name; absent score columns yield NaN.
+ * Read StoredChunk rows (plus an optional numeric score column, e.g. `_score` or `_distance`, and the
+ * `vector` column when the query selected it) out of a query result. Column access is by name; absent
+ * score columns yield NaN.
  */
-export function arrowToChunks(table: ArrowTable, scoreColumn?: string): Array<{ chunk: StoredChunk; raw: number }> {
+export function arrowToChunks(table: ArrowTable, scoreColumn?: string): Array<{ chunk: StoredChunk; raw: number; vector?: Float32Array }> {
   if (table.numRows === 0) return []; // LanceDB may return an empty table without the projected schema
   const col = (name: string) => {
     const c = table.getChild(name);
@@ -136,7 +137,8 @@ export function arrowToChunks(table: ArrowTable, scoreColumn?: string): Array<{ 
   const content = col('content');
   const tokenCount = col('token_count');
   const score = scoreColumn ? table.getChild(scoreColumn) : null;
-  const out: Array<{ chunk: StoredChunk; raw: number }> = [];
+  const vectors = table.getChild('vector');
+  const out: Array<{ chunk: StoredChunk; raw: number; vector?: Float32Array }> = [];
   for (let i = 0; i < table.numRows; i++) {
     out.push({
       chunk: {
@@ -152,6 +154,7 @@ export function arrowToChunks(table: ArrowTable, scoreColumn?: string): Array<{ 
         token_count: tokenCount.get(i) as number,
       },
       raw: score ? Number(score.get(i)) : Number.NaN,
+      ...(vectors ? { vector: Float32Array.from(vectors.get(i) as ArrayLike<number>) } : {}),
     });
   }
   return out;

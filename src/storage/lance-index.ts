@@ -132,12 +132,12 @@ export class LanceNamespaceIndex implements NamespaceIndex {
         .distanceType('cosine')
         .ef(Math.max(ANN_EF, 2 * limit))
         .refineFactor(ANN_REFINE)
-        .select([...STORED_COLUMNS, '_distance'])
+        .select([...STORED_COLUMNS, 'vector', '_distance'])
         .limit(limit);
       const where = await this.whereFor(state, f.where, filter);
       if (where === false) return [];
       if (where) q = q.where(where);
-      return arrowToChunks(await q.toArrow(), '_distance').map(({ chunk, raw }) => ({ chunk, score: 1 - raw }));
+      return arrowToChunks(await q.toArrow(), '_distance').map(({ chunk, raw, vector }) => ({ chunk, score: 1 - raw, vector }));
     });
   }
 
@@ -153,11 +153,11 @@ export class LanceNamespaceIndex implements NamespaceIndex {
       // so tokens such as AND, "-", "a:b" or '"' match literally. Operator OR = classic BM25 disjunction.
       const match = new this.lancedb.MatchQuery(tokens.join(' '), 'tokens', { operator: this.lancedb.Operator.Or });
       // FTS filters are prefilters by default in LanceDB 0.37 (no API to change it; covered by a test).
-      let q = state.table.query().fullTextSearch(match).select([...STORED_COLUMNS, '_score']).limit(limit);
+      let q = state.table.query().fullTextSearch(match).select([...STORED_COLUMNS, 'vector', '_score']).limit(limit);
       const where = await this.whereFor(state, f.where, filter);
       if (where === false) return [];
       if (where) q = q.where(where);
-      return arrowToChunks(await q.toArrow(), '_score').map(({ chunk, raw }) => ({ chunk, score: raw }));
+      return arrowToChunks(await q.toArrow(), '_score').map(({ chunk, raw, vector }) => ({ chunk, score: raw, vector }));
     });
   }
 

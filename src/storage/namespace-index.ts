@@ -81,6 +81,11 @@ export interface IndexHit {
   chunk: StoredChunk;
   /** vector: cosine similarity in [-1, 1]; bm25: the engine's BM25 score (≥ 0). */
   score: number;
+  /**
+   * The chunk's stored embedding, returned by vectorSearch and bm25Search (the lexical-anchor feature of
+   * search/stages/anchor.ts compares hits with the best BM25 hit in embedding space). Absent from other reads.
+   */
+  vector?: Float32Array;
 }
 
 /** Embedding model an index was built with; a mismatch is refused (DESIGN.md §3). */

@@ -20,9 +20,10 @@ export function fuseRrf(vector: IndexHit[] | null, bm25: IndexHit[] | null, k = 
   const entry = (h: IndexHit): FusedChunk => {
     let e = byId.get(h.chunk.id);
     if (!e) {
-      e = { chunk: h.chunk, ann: null, bm25: null, annRank: null, bm25Rank: null, rrf: 0 };
+      e = { chunk: h.chunk, ann: null, bm25: null, annRank: null, bm25Rank: null, rrf: 0, vector: null, anchor: null };
       byId.set(h.chunk.id, e);
     }
+    if (!e.vector && h.vector) e.vector = h.vector;
     return e;
   };
   (vector ?? []).forEach((h, i) => {

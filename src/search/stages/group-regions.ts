@@ -14,7 +14,8 @@ export const MAX_MERGE_GAP = 1;
  * @param fused chunks best first (fuse.ts order)
  * @param maxGap largest number of unretrieved chunks bridged inside a region
  * @returns regions ordered by their best member's fused rank. Each region's signals are the maxima over
- *          its members (ann, bm25: null when no member has that signal; rrf: the best member's value);
+ *          its members (ann, bm25: null when no member has that signal; rrf: the best member's value;
+ *          likewise `anchor`);
  *          `chunks` holds the members' chunks in document order (gaps are filled by expand.ts); score 0.
  */
 export function groupRegions(fused: FusedChunk[], maxGap = MAX_MERGE_GAP): Region[] {
@@ -66,6 +67,7 @@ function makeRegion(members: FusedChunk[], rankOf: Map<FusedChunk, number>): Reg
     members,
     signals,
     fusedRank: Math.min(...members.map((m) => rankOf.get(m) ?? Number.MAX_SAFE_INTEGER)),
+    anchor: maxOf(members.map((m) => m.anchor)),
     score: 0,
     chunks: members.map((m) => m.chunk),
   };

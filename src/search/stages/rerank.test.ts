@@ -13,7 +13,7 @@ const chunk = (docId: string, i: number, content: string, heading = 'Doc > Secti
 });
 
 const region = (docId: string, score: number, fusedRank: number, content = `text of ${docId}`): Region => ({
-  docId, chunksetIndex: 0, from: 0, to: 1, members: [], fusedRank, score,
+  docId, chunksetIndex: 0, from: 0, to: 1, members: [], fusedRank, score, anchor: null,
   chunks: [chunk(docId, 1, `${content} (second)`), chunk(docId, 0, content)],
   signals: { ann: 0.5, bm25: 6, rrf: 1 / 61, reranker: null },
 });
@@ -46,7 +46,7 @@ test('candidate: chunks in document order, heading path as title, first-stage fe
   assert.equal(c.title, 'Doc > Section');
   assert.equal(c.text, 'alpha\n\nalpha (second)');
   assert.equal(c.first.score, 0.4);
-  assert.deepEqual(Object.keys(c.first.features).sort(), ['bm25_per_term', 'bm25_rel', 'cos', 'cos_gap', 'rrf']);
+  assert.deepEqual(Object.keys(c.first.features).sort(), ['anchor_cos', 'bm25_per_term', 'bm25_rel', 'cos']);
   const bare = region('d2', 0.4, 1);
   bare.chunks = bare.chunks.map((ch) => ({ ...ch, heading_path: '' }));
   assert.equal(rerankCandidate(bare, stats, 'Fallback').title, 'Fallback');

@@ -1,36 +1,47 @@
 // Stage 5 of retrieval: the relevance score (0..1) of each hit — a logistic function of per-signal
 // features, with coefficients from relevance-model.ts (fitted on SciFact train, never test). Features are
 // normalised per query so that they mean the same across namespaces of different sizes where possible:
-//   cos            cosine of query and best chunk (absent from the vector list: that list's lowest cosine;
-//                  vector search not run: 0)
-//   cos_gap        cos − best cosine of the query (≤ 0)
 //   bm25_rel       bm25 / best BM25 of the query (0..1; 0 when nothing matched lexically)
 //   bm25_per_term  bm25 / (distinct query terms · idf_max), idf_max = ln(1 + (N − 0.5) / 1.5) the BM25 IDF of
 //                  a term found in one of the namespace's N chunks: the share of the best possible
 //                  per-term score, so that the feature means the same in a 50-chunk and a 5M-chunk namespace
-//   rrf            rrf · (k + 1) / 2: 1 for a chunk ranked first by both retrievers
+//   anchor_cos     cosine, in embedding space, of the hit and the query's best BM25 chunk (stages/anchor.ts;
+//                  0 when undefined): one-passage pseudo-relevance feedback
+//   cos            cosine of query and best chunk (absent from the vector list: that list's lowest cosine;
+//                  vector search not run: 0)
 //   score = 1 / (1 + exp(−(intercept + Σ weight · feature)))
+// The hits are ordered by this score, so the feature set was chosen for ranking: among the candidate sets
+// in bench/fusion-study.ts the one with the best 5-fold cross-validated nDCG@10 on SciFact train.
 import type { QueryStats, Region } from '../types.ts';
-import { RRF_K } from './fuse.ts';
 import { RELEVANCE_MODEL, type RelevanceModel } from './relevance-model.ts';
 
 export type RelevanceFeatures = RelevanceModel['weights'];
 
+/** What the features of a hit are computed from: its raw signals and its lexical-anchor cosine. */
+export interface FeatureInput {
+  ann: number | null;
+  bm25: number | null;
+  anchor: number | null;
+}
+
 /**
  * Feature vector of a hit (definitions in the file header).
- * @param signals the hit's raw signals (ann cosine, bm25, rrf)
- * @param stats   query-level statistics from fuse.ts queryStats()
+ * @param hit   the hit's cosine to the query (ann), BM25, and cosine to the lexical anchor
+ * @param stats query-level statistics from fuse.ts queryStats()
  */
-export function relevanceFeatures(signals: { ann: number | null; bm25: number | null; rrf: number }, stats: QueryStats): RelevanceFeatures {
-  const cos = signals.ann ?? stats.annFloor ?? 0;
-  const bm25 = signals.bm25 ?? stats.bm25Floor;
+export function relevanceFeatures(hit: FeatureInput, stats: QueryStats): RelevanceFeatures {
+  const bm25 = hit.bm25 ?? stats.bm25Floor;
   return {
-    cos,
-    cos_gap: stats.maxAnn === null ? 0 : Math.min(0, cos - stats.maxAnn),
     bm25_rel: stats.maxBm25 > 0 ? Math.min(1, bm25 / stats.maxBm25) : 0,
     bm25_per_term: Math.max(0, bm25) / (Math.max(1, stats.termCount) * idfMax(stats.chunkCount)),
-    rrf: (signals.rrf * (RRF_K + 1)) / 2,
+    anchor_cos: hit.anchor ?? 0,
+    cos: hit.ann ?? stats.annFloor ?? 0,
   };
+}
+
+/** The feature input of a region: its signals plus its anchor cosine. */
+export function regionInput(r: Region): FeatureInput {
+  return { ann: r.signals.ann, bm25: r.signals.bm25, anchor: r.anchor };
 }
 
 /** BM25 IDF (Robertson–Spärck Jones with +1, as Lucene/tantivy) of a term occurring in 1 of N chunks. */
@@ -50,7 +61,7 @@ export function relevanceProbability(f: RelevanceFeatures, model: RelevanceModel
  * (ties: better fused rank first).
  */
 export function scoreRegions(regions: Region[], stats: QueryStats, model: RelevanceModel = RELEVANCE_MODEL): Region[] {
-  for (const r of regions) r.score = Math.round(relevanceProbability(relevanceFeatures(r.signals, stats), model) * 1e4) / 1e4;
+  for (const r of regions) r.score = Math.round(relevanceProbability(relevanceFeatures(regionInput(r), stats), model) * 1e4) / 1e4;
   return [...regions].sort((a, b) => b.score - a.score || a.fusedRank - b.fusedRank);
 }
 

@@ -1,0 +1,58 @@
+// The candidate hits of SciFact queries as the real search stages produce them (analyse, retrieve
+// 100 + 100, stages/standard-rank.ts), for the scripts that fit or compare relevance models
+// (bench/fit-relevance.ts, bench/fusion-study.ts). The corpus goes into a real LanceDB namespace, one
+// chunk per document (title + abstract), embedded by the given embedder.
+import { analyze } from '../../src/analysis/analyzer.ts';
+import { countTokens } from '../../src/analysis/token-count.ts';
+import type { Embedder } from '../../src/models/embedder.ts';
+import type { ChunkRecord, NamespaceIndex } from '../../src/storage/namespace-index.ts';
+import { analyseQuery } from '../../src/search/stages/analyze-query.ts';
+import { queryStats } from '../../src/search/stages/fuse.ts';
+import { rankStandard } from '../../src/search/stages/standard-rank.ts';
+import { retrieve } from '../../src/search/stages/retrieve.ts';
+import { regionInput, type FeatureInput } from '../../src/search/stages/score.ts';
+import type { QueryStats } from '../../src/search/types.ts';
+import type { BeirDoc, BeirQuery } from './beir.ts';
+
+/** One candidate hit: its document, position in the fused (RRF) order, and what features are made of. */
+export interface Candidate {
+  doc: string;
+  /** 0-based position in RRF order. */
+  rrfRank: number;
+  rrf: number;
+  input: FeatureInput;
+}
+
+export interface QueryCandidates {
+  stats: QueryStats;
+  candidates: Candidate[];
+}
+
+/** Index `docs` (one chunk each, English analysis) into namespace `ns` and optimise it. */
+export async function indexBeirCorpus(index: NamespaceIndex, embedder: Embedder, ns: string, docs: BeirDoc[]): Promise<void> {
+  for (let i = 0; i < docs.length; i += 1000) {
+    const part = docs.slice(i, i + 1000);
+    const texts = part.map((d) => `${d.title}\n\n${d.text}`);
+    const vectors = await embedder.embedDocuments(texts);
+    const rows: ChunkRecord[] = part.map((d, j) => ({
+      id: `${d._id}:0`, doc_id: d._id, source_job_id: 'fit', chunk_index: 0, chunkset_index: 0, page_start: 1, page_end: 1,
+      heading_path: d.title, content: d.text, tokens: analyze(texts[j], 'en').join(' '), token_count: countTokens(d.text), vector: vectors[j],
+    }));
+    await index.addChunks(ns, rows, embedder.signature);
+  }
+  await index.optimize(ns);
+}
+
+/** Run the real standard stages for each query; candidates come back in the current model's order. */
+export async function collectCandidates(index: NamespaceIndex, embedder: Embedder, ns: string, queries: BeirQuery[], chunkCount: number): Promise<Map<string, QueryCandidates>> {
+  const out = new Map<string, QueryCandidates>();
+  for (const q of queries) {
+    const a = analyseQuery(q.text, 'en');
+    const vector = await embedder.embedQuery(q.text);
+    const got = await retrieve(index, ns, { vector, terms: a.terms }, undefined);
+    const stats = queryStats(got.vector, got.bm25, (got.bm25?.length ?? 0) < got.limit, a.termCount, chunkCount);
+    const regions = rankStandard(got.vector, got.bm25, stats);
+    out.set(q._id, { stats, candidates: regions.map((r) => ({ doc: r.docId, rrfRank: r.fusedRank - 1, rrf: r.signals.rrf, input: regionInput(r) })) });
+  }
+  return out;
+}

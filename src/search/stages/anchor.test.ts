@@ -1,0 +1,44 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { IndexHit, StoredChunk } from '../../storage/namespace-index.ts';
+import { cosine, withAnchorSimilarity } from './anchor.ts';
+import { fuseRrf } from './fuse.ts';
+import { groupRegions } from './group-regions.ts';
+
+const chunk = (doc: string, i: number): StoredChunk => ({
+  id: `${doc}:${i}`, doc_id: doc, source_job_id: 'j', chunk_index: i, chunkset_index: 0,
+  page_start: 1, page_end: 1, heading_path: '', content: `${doc} ${i}`, token_count: 10,
+});
+const hit = (doc: string, i: number, score: number, v?: number[]): IndexHit => ({ chunk: chunk(doc, i), score, ...(v ? { vector: Float32Array.from(v) } : {}) });
+
+test('cosine: angle of two vectors; null for zero vectors and mismatched lengths', () => {
+  assert.equal(cosine(Float32Array.from([1, 0]), Float32Array.from([0, 2])), 0);
+  assert.ok(Math.abs(cosine(Float32Array.from([1, 1]), Float32Array.from([2, 2]))! - 1) < 1e-12);
+  assert.equal(cosine(Float32Array.from([0, 0]), Float32Array.from([1, 0])), null);
+  assert.equal(cosine(Float32Array.from([1]), Float32Array.from([1, 0])), null);
+});
+
+test('every fused chunk gets its cosine to the best BM25 hit; the anchor itself gets 1', () => {
+  const vector = [hit('a', 0, 0.9, [0, 1]), hit('b', 0, 0.8, [0.6, 0.8])];
+  const bm25 = [hit('b', 0, 12, [0.6, 0.8]), hit('c', 0, 7, [1, 0])];
+  const fused = withAnchorSimilarity(fuseRrf(vector, bm25), bm25);
+  const by = new Map(fused.map((f) => [f.chunk.doc_id, f.anchor]));
+  assert.ok(Math.abs(by.get('b')! - 1) < 1e-6);
+  assert.ok(Math.abs(by.get('a')! - 0.8) < 1e-6);
+  assert.ok(Math.abs(by.get('c')! - 0.6) < 1e-6);
+  // grouping carries the best member's value into the region
+  const regions = groupRegions(fused);
+  assert.ok(Math.abs(regions.find((r) => r.docId === 'a')!.anchor! - 0.8) < 1e-6);
+});
+
+test('no BM25 list, an anchor without a vector or a chunk without one: null, input untouched', () => {
+  const vector = [hit('a', 0, 0.9, [0, 1])];
+  const fused = fuseRrf(vector, null);
+  assert.deepEqual(withAnchorSimilarity(fused, null).map((f) => f.anchor), [null]);
+  assert.deepEqual(withAnchorSimilarity(fuseRrf(vector, [hit('b', 0, 3)]), [hit('b', 0, 3)]).map((f) => f.anchor), [null, null]);
+  const noVec = [hit('z', 0, 5)];
+  const bm25 = [hit('y', 0, 9, [1, 0]), ...noVec];
+  const out = withAnchorSimilarity(fuseRrf(null, bm25), bm25);
+  assert.deepEqual(out.map((f) => f.anchor), [1, null]);
+  assert.equal(fused[0].anchor, null, 'the stage returns new objects');
+});
