@@ -11,6 +11,7 @@
 // while this feature does (0.7086); see docs/search.md "Relevance score".
 import type { IndexHit } from '../../storage/namespace-index.ts';
 import type { FusedChunk } from '../types.ts';
+import { isBibliographyChunk } from './section-prior.ts';
 
 /**
  * Cosine similarity of two vectors of equal length; null when either is all zeros (undefined angle) or
@@ -31,14 +32,15 @@ export function cosine(a: Float32Array, b: Float32Array): number | null {
 }
 
 /**
- * Set `anchor` on each fused chunk: its cosine to the stored vector of the first BM25 hit (the anchor
- * scores 1 against itself). Chunks without a vector, and every chunk when there is no BM25 hit or the
+ * Set `anchor` on each fused chunk: its cosine to the stored vector of the first BM25 hit that is not
+ * part of a reference list (section-prior.ts; the first BM25 hit when all are). The anchor scores 1
+ * against itself. Chunks without a vector, and every chunk when there is no BM25 hit or the
  * anchor has no usable vector, get null (the score stage reads null as 0).
  * @param fused fused chunks (fuse.ts), not modified
  * @param bm25  the BM25 list best first, as fused (only visible documents), or null when BM25 did not run
  * @returns new FusedChunk objects in the same order
  */
 export function withAnchorSimilarity(fused: FusedChunk[], bm25: IndexHit[] | null): FusedChunk[] {
-  const anchor = bm25?.[0]?.vector;
+  const anchor = (bm25?.find((h) => h.vector && !isBibliographyChunk(h.chunk)) ?? bm25?.[0])?.vector;
   return fused.map((f) => ({ ...f, anchor: anchor && f.vector ? cosine(f.vector, anchor) : null }));
 }

@@ -14,6 +14,7 @@
 // in bench/fusion-study.ts the one with the best 5-fold cross-validated nDCG@10 on SciFact train.
 import type { QueryStats, Region } from '../types.ts';
 import { RELEVANCE_MODEL, type RelevanceModel } from './relevance-model.ts';
+import { isBibliographyRegion } from './section-prior.ts';
 
 export type RelevanceFeatures = RelevanceModel['weights'];
 
@@ -57,11 +58,24 @@ export function relevanceProbability(f: RelevanceFeatures, model: RelevanceModel
 }
 
 /**
+ * Log-odds subtracted from the score of a hit that is part of a reference list (section-prior.ts).
+ * A prior, not fitted: no evaluation set here has bibliographies (SciFact abstracts have none, so its
+ * numbers do not move). 1.5 divides the odds by ≈ 4.5: a reference list that is the best BM25 match
+ * (typical score 0.5) drops to ≈ 0.2, below the default min_relevance, while a query that only a
+ * reference list answers still finds it with min_relevance lowered.
+ */
+export const BIBLIOGRAPHY_PRIOR = 1.5;
+
+/**
  * Score every region (sets `region.score`, rounded to 4 decimals) and order them best first
  * (ties: better fused rank first).
  */
 export function scoreRegions(regions: Region[], stats: QueryStats, model: RelevanceModel = RELEVANCE_MODEL): Region[] {
-  for (const r of regions) r.score = Math.round(relevanceProbability(relevanceFeatures(regionInput(r), stats), model) * 1e4) / 1e4;
+  for (const r of regions) {
+    let p = relevanceProbability(relevanceFeatures(regionInput(r), stats), model);
+    if (isBibliographyRegion(r)) p = 1 / (1 + Math.exp(-(Math.log(p / (1 - p)) - BIBLIOGRAPHY_PRIOR)));
+    r.score = Math.round(p * 1e4) / 1e4;
+  }
   return [...regions].sort((a, b) => b.score - a.score || a.fusedRank - b.fusedRank);
 }
 
