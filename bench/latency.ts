@@ -149,7 +149,8 @@ async function main(): Promise<void> {
     }
     const memory = memoryOf(child.pid!);
 
-    // 3. LanceDB directly on the same table, same process as the client, server idle.
+    // 3. LanceDB directly on the same table, same process as the client, server idle; the same columns the
+    //    service asks for (including the stored vectors the lexical-anchor feature reads).
     process.env.LANCEDB_LOG ??= 'error';
     const lancedb = await import('@lancedb/lancedb');
     const db = await lancedb.connect(path.join(dataDir, 'lance'));
@@ -157,8 +158,8 @@ async function main(): Promise<void> {
     const direct = async (i: number) => {
       const k = i % queries.length;
       const [v, b] = await Promise.all([
-        table.vectorSearch(vectors[k]).column('vector').distanceType('cosine').ef(300).refineFactor(2).select([...STORED_COLUMNS, '_distance']).limit(100).toArrow(),
-        table.query().fullTextSearch(new lancedb.MatchQuery(terms[k].join(' '), 'tokens', { operator: lancedb.Operator.Or })).select([...STORED_COLUMNS, '_score']).limit(100).toArrow(),
+        table.vectorSearch(vectors[k]).column('vector').distanceType('cosine').ef(300).refineFactor(2).select([...STORED_COLUMNS, 'vector', '_distance']).limit(100).toArrow(),
+        table.query().fullTextSearch(new lancedb.MatchQuery(terms[k].join(' '), 'tokens', { operator: lancedb.Operator.Or })).select([...STORED_COLUMNS, 'vector', '_score']).limit(100).toArrow(),
       ]);
       return v.numRows > 0 && b.numRows >= 0;
     };

@@ -154,8 +154,15 @@ export function arrowToChunks(table: ArrowTable, scoreColumn?: string): Array<{ 
         token_count: tokenCount.get(i) as number,
       },
       raw: score ? Number(score.get(i)) : Number.NaN,
-      ...(vectors ? { vector: Float32Array.from(vectors.get(i) as ArrayLike<number>) } : {}),
+      ...(vectors ? { vector: readVector(vectors.get(i)) } : {}),
     });
   }
   return out;
+}
+
+/** A FixedSizeList<Float32> cell as a Float32Array (a view when Arrow offers one, else a copy). */
+function readVector(cell: unknown): Float32Array {
+  const v = cell as { toArray?: () => unknown } | ArrayLike<number>;
+  const arr = typeof (v as { toArray?: unknown }).toArray === 'function' ? (v as { toArray: () => unknown }).toArray() : v;
+  return arr instanceof Float32Array ? arr : Float32Array.from(arr as ArrayLike<number>);
 }

@@ -79,6 +79,17 @@ test('vector search returns cosine similarity, best first', async () => {
   await assert.rejects(index.vectorSearch('ns_main', new Float32Array(3), 5), { code: 'embedder_mismatch' });
 });
 
+test('vector and BM25 hits carry the stored vector of their chunk', async () => {
+  const id = `${docs[7].id}:1`;
+  const v = await index.vectorSearch('ns_main', vec(id), 3);
+  const b = await index.bm25Search('ns_main', tokenize(docs[7].text.slice(0, 200)), 3);
+  for (const h of [...v, ...b]) {
+    assert.ok(h.vector instanceof Float32Array && h.vector.length === DIM);
+    assert.deepEqual(Array.from(h.vector), Array.from(vec(h.chunk.id)), h.chunk.id);
+  }
+  assert.ok(b.length > 0);
+});
+
 test('BM25 ranks the chunk holding the query terms first', async () => {
   const target = docs[7];
   const hits = await index.bm25Search('ns_main', tokenize(target.title), 5);
