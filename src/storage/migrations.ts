@@ -241,6 +241,13 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // Searches ask for a project's documents in state 'deleting' (search/doc-filters.ts deletingDocs): with
+  // only the (project_id, doc_id) key that scanned every document of the project (≈0.9 ms at 5 000).
+  '0006_documents_state': {
+    async up(db: Kysely<any>): Promise<void> {
+      await db.schema.createIndex('documents_project_state').on('documents').columns(['project_id', 'state']).execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
