@@ -20,7 +20,7 @@ import { loadConfig } from '../src/internal/config.ts';
 import type { RerankCandidate } from '../src/models/reranker.ts';
 import { analyseQuery } from '../src/search/stages/analyze-query.ts';
 import { queryStats } from '../src/search/stages/fuse.ts';
-import { rankStandard } from '../src/search/stages/standard-rank.ts';
+import { denseCoverageOk, rankStandard } from '../src/search/stages/standard-rank.ts';
 import { rerankCandidate } from '../src/search/stages/rerank.ts';
 import { retrieve } from '../src/search/stages/retrieve.ts';
 import { loadBeir, mean, ndcgAt, repoRoot, writeResult, type Qrels } from './lib/beir.ts';
@@ -51,7 +51,7 @@ async function collect(depth: number, featurise: (q: string, lang: string | null
       const vector = await s.embedder.embedQuery(q.text);
       const got = await retrieve(s.index, p.namespace, { vector, terms: a.terms }, undefined);
       const stats = queryStats(got.vector, got.bm25, (got.bm25?.length ?? 0) < got.limit, a.termCount, chunks);
-      const regions = rankStandard(got.vector, got.bm25, stats);
+      const regions = rankStandard(got.vector, got.bm25, stats, { anchor: denseCoverageOk(s.embedder, q.text) });
       const head = regions.slice(0, depth);
       const rel = qrels.get(q._id)!;
       const x = await featurise(q.text, a.stemLang, head.map((r) => rerankCandidate(r, stats, '')));

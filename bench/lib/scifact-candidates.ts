@@ -8,7 +8,7 @@ import type { Embedder } from '../../src/models/embedder.ts';
 import type { ChunkRecord, NamespaceIndex } from '../../src/storage/namespace-index.ts';
 import { analyseQuery } from '../../src/search/stages/analyze-query.ts';
 import { queryStats } from '../../src/search/stages/fuse.ts';
-import { rankStandard } from '../../src/search/stages/standard-rank.ts';
+import { denseCoverageOk, rankStandard } from '../../src/search/stages/standard-rank.ts';
 import { retrieve } from '../../src/search/stages/retrieve.ts';
 import { regionInput, type FeatureInput } from '../../src/search/stages/score.ts';
 import type { QueryStats } from '../../src/search/types.ts';
@@ -51,7 +51,7 @@ export async function collectCandidates(index: NamespaceIndex, embedder: Embedde
     const vector = await embedder.embedQuery(q.text);
     const got = await retrieve(index, ns, { vector, terms: a.terms }, undefined);
     const stats = queryStats(got.vector, got.bm25, (got.bm25?.length ?? 0) < got.limit, a.termCount, chunkCount);
-    const regions = rankStandard(got.vector, got.bm25, stats);
+    const regions = rankStandard(got.vector, got.bm25, stats, { anchor: denseCoverageOk(embedder, q.text) });
     out.set(q._id, { stats, candidates: regions.map((r) => ({ doc: r.docId, rrfRank: r.fusedRank - 1, rrf: r.signals.rrf, input: regionInput(r) })) });
   }
   return out;

@@ -101,3 +101,11 @@ test('SIF weights fall with frequency rank', () => {
   assert.ok(w[0] < w[10] && w[10] < w[999]);
   assert.ok(w.every((x) => x > 0 && x < 1));
 });
+
+test('coverage: share of word tokens with a GloVe vector', () => {
+  assert.equal(embedder.coverage('the protein binds the receptor'), 1);
+  assert.equal(embedder.coverage(''), 0);
+  assert.ok(embedder.coverage('مرحبا بالعالم 2019') < 0.5, 'Arabic words are unknown; the year is known');
+  const half = embedder.coverage('protein zzqxv');
+  assert.equal(half, 0.5);
+});

@@ -153,6 +153,15 @@ export class BuiltinEmbedder implements Embedder {
     return out;
   }
 
+  /** See Embedder.coverage: share of gloveTokens(text) found in the vocabulary, whole or by hyphen parts. */
+  coverage(text: string): number {
+    const tokens = gloveTokens(text);
+    if (tokens.length === 0) return 0;
+    const { index } = this.table;
+    const known = tokens.filter((t) => index.has(t) || (t.includes('-') && t.split('-').some((p) => index.has(p)))).length;
+    return known / tokens.length;
+  }
+
   /** See Embedder.embedDocuments. CPU-bound (~0.2 ms per 250-word passage); runs on the caller's thread. */
   async embedDocuments(texts: string[]): Promise<Float32Array[]> {
     return texts.map((t) => this.embedSync(t));

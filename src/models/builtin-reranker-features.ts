@@ -72,26 +72,59 @@ const logit = (p: number) => {
   return Math.log(q / (1 - q));
 };
 
+/** What the features need of one passage, independent of the query (so it can be cached). */
+export interface PassageEvidence {
+  /** Analysed terms of each sentence. */
+  sentTerms: Array<Set<string>>;
+  /** Analysed terms of the title (heading path). */
+  title: Set<string>;
+  /** Union of the above. */
+  all: Set<string>;
+  /** Sentence vectors (SentenceEmbed), one per sentence. */
+  sentVecs: Float32Array[];
+}
+
+/** Evidence of one passage: its sentences' terms and vectors and its title's terms. */
+export function passageEvidence(c: Pick<RerankCandidate, 'title' | 'text'>, lang: string | null, embed: SentenceEmbed): PassageEvidence {
+  const sents = sentences(c.text);
+  const sentTerms = sents.map((s) => termSet(s, lang));
+  const title = termSet(c.title, lang);
+  const all = new Set<string>(title);
+  for (const st of sentTerms) for (const t of st) all.add(t);
+  return { sentTerms, title, all, sentVecs: sents.map((s) => embed(s)) };
+}
+
+/** Approximate heap bytes of an evidence record (for a size-bounded cache). */
+export function evidenceBytes(e: PassageEvidence): number {
+  let terms = e.title.size;
+  for (const s of e.sentTerms) terms += s.size;
+  return 200 + terms * 60 + e.all.size * 60 + e.sentVecs.reduce((n, v) => n + 64 + v.byteLength, 0);
+}
+
 /**
  * Feature vectors of every candidate of one query (definitions in the file header).
  * @param query  query text
  * @param lang   stemming language of the query analysis (null = unstemmed)
  * @param candidates the pool, best first by the standard score
  * @param embed  sentence embedder (GloVe SIF)
+ * @param evidence where passage evidence comes from (default: computed with passageEvidence; the
+ *        reranker passes a cached lookup — the features are identical either way)
  * @returns one feature record per candidate, in input order
  */
-export function rerankFeatures(query: string, lang: string | null, candidates: RerankCandidate[], embed: SentenceEmbed): RerankFeatures[] {
+export function rerankFeatures(
+  query: string,
+  lang: string | null,
+  candidates: RerankCandidate[],
+  embed: SentenceEmbed,
+  evidence: (c: RerankCandidate) => PassageEvidence = (c) => passageEvidence(c, lang, embed),
+): RerankFeatures[] {
   const terms = [...termSet(query, lang)];
   const qv = embed(query);
   const pool = candidates.map((c) => {
-    const sents = sentences(c.text);
-    const sentTerms = sents.map((s) => termSet(s, lang));
-    const title = termSet(c.title, lang);
-    const all = new Set<string>(title);
-    for (const st of sentTerms) for (const t of st) all.add(t);
+    const e = evidence(c);
     let sentCos = 0;
-    for (const s of sents) sentCos = Math.max(sentCos, dot(qv, embed(s)));
-    return { sentTerms, title, all, sentCos };
+    for (const v of e.sentVecs) sentCos = Math.max(sentCos, dot(qv, v));
+    return { sentTerms: e.sentTerms, title: e.title, all: e.all, sentCos };
   });
   const P = pool.length;
   const weight = new Map(terms.map((t) => [t, Math.log((P + 1) / (pool.filter((p) => p.all.has(t)).length + 0.5))]));

@@ -55,3 +55,24 @@ test('reranking: the answering passage outranks a lexically similar distractor; 
   assert.ok(p[2] < p[0]);
   assert.deepEqual(await rr.rerank({ text: 'x', lang: null }, []), []);
 });
+
+test('passage evidence cache: same outputs cold, warm, under eviction and per language', async () => {
+  const pool = [
+    cand('Statins in heart failure', 'Statin therapy was given to patients with heart failure. Mortality did not change.', 0.35),
+    cand('Statins reduce cardiovascular events', 'In a randomised trial, statins reduced the risk of myocardial infarction in adults with high cholesterol.', 0.3),
+  ];
+  const q = { text: 'Statins reduce the risk of myocardial infarction', lang: 'en' };
+  const expected = rerankFeatures(q.text, q.lang, pool, (t) => glove.embedSync(t));
+  const cached = new BuiltinReranker(glove);
+  const cold = await cached.rerank(q, pool);
+  const warm = await cached.rerank(q, pool);
+  const tiny = await new BuiltinReranker(glove, RERANK_MODEL, 1).rerank(q, pool);
+  assert.deepEqual(warm, cold);
+  assert.deepEqual(tiny, cold, 'a cache too small to hold anything changes nothing');
+  // the fitted model over the uncached features gives the same probabilities
+  const z = expected.map((f) => RERANK_MODEL.intercept + Object.entries(RERANK_MODEL.weights).reduce((s, [k, w]) => s + w * f[k as keyof typeof f], 0));
+  assert.deepEqual(cold.map((p) => Math.round(p * 1e9)), z.map((v) => Math.round((1 / (1 + Math.exp(-v))) * 1e9)));
+  // evidence is keyed by language: an unstemmed query does not reuse English stems
+  const plain = await cached.rerank({ text: q.text, lang: null }, pool);
+  assert.deepEqual(plain, await new BuiltinReranker(glove).rerank({ text: q.text, lang: null }, pool));
+});

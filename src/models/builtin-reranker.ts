@@ -3,18 +3,31 @@
 // each candidate (builtin-reranker-features.ts) on top of the standard tier's fused score, so its output
 // is a calibrated relevance probability. Sentence vectors come from the builtin GloVe embedder's table,
 // shared with the embedder when that is the builtin one too (same data directory, one load).
+import { LRUCache } from 'lru-cache';
 import { createBuiltinEmbedder, type BuiltinEmbedder } from './builtin-embedder.ts';
-import { rerankFeatures } from './builtin-reranker-features.ts';
+import { evidenceBytes, passageEvidence, rerankFeatures, type PassageEvidence } from './builtin-reranker-features.ts';
 import { RERANK_MODEL, type RerankModel } from './builtin-reranker-model.ts';
 import type { RerankCandidate, Reranker, RerankerInfo, RerankQuery } from './reranker.ts';
 
+/**
+ * Heap budget of the per-passage evidence cache. Evidence costs ≈0.3–0.5 ms of CPU per passage (the
+ * bulk of a rerank) and ≈5–15 KB of memory; popular passages recur across queries, so 32 MB keeps a few
+ * thousand of them.
+ */
+export const EVIDENCE_CACHE_BYTES = 32 * 1024 * 1024;
+
 export class BuiltinReranker implements Reranker {
   readonly info: RerankerInfo = { provider: 'builtin', model: 'docsearch-ltr-v1', output: 'probability' };
+  /** Passage evidence by language + title + text (query-independent, so results are identical). */
+  private readonly evidence: LRUCache<string, PassageEvidence>;
 
   constructor(
     private readonly glove: Pick<BuiltinEmbedder, 'embedSync'>,
     private readonly model: RerankModel = RERANK_MODEL,
-  ) {}
+    cacheBytes = EVIDENCE_CACHE_BYTES,
+  ) {
+    this.evidence = new LRUCache<string, PassageEvidence>({ maxSize: Math.max(1, cacheBytes), sizeCalculation: (e, key) => evidenceBytes(e) + 2 * key.length });
+  }
 
   /** Candidates per query the model was fitted for; the search stage passes at most this many. */
   get depth(): number {
@@ -27,7 +40,17 @@ export class BuiltinReranker implements Reranker {
    */
   async rerank(query: RerankQuery, candidates: RerankCandidate[]): Promise<number[]> {
     if (candidates.length === 0) return [];
-    const features = rerankFeatures(query.text, query.lang, candidates, (t) => this.glove.embedSync(t));
+    const embed = (t: string) => this.glove.embedSync(t);
+    const lang = query.lang;
+    const features = rerankFeatures(query.text, lang, candidates, embed, (c) => {
+      const key = `${lang ?? ''}\u0000${c.title}\u0000${c.text}`;
+      let e = this.evidence.get(key);
+      if (!e) {
+        e = passageEvidence(c, lang, embed);
+        this.evidence.set(key, e);
+      }
+      return e;
+    });
     return features.map((f) => {
       let z = this.model.intercept;
       for (const [name, w] of Object.entries(this.model.weights) as Array<[keyof typeof f, number]>) z += w * f[name];

@@ -5,6 +5,13 @@ import type { EmbeddingSignature } from '../storage/namespace-index.ts';
 export interface Embedder {
   readonly signature: EmbeddingSignature;
   /**
+   * Share (0..1) of the word tokens of `text` the model has vectors for. Word-vector models implement it;
+   * subword models, which represent any text, leave it out (read as 1). The search stages ignore
+   * passage-to-passage similarity (the lexical anchor) for a query the model covers poorly: a vector built
+   * from the few words it knows (names, numbers) is noise.
+   */
+  coverage?(text: string): number;
+  /**
    * Embed passages (documents side). Returns one L2-normalised vector of `signature.dimension` floats per
    * input, in input order. Empty or out-of-vocabulary text yields a zero vector, never an error.
    */

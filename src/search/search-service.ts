@@ -16,7 +16,7 @@ import { analyseQuery } from './stages/analyze-query.ts';
 import { admitWithinBudget, clampBudget, type BudgetItem, type BudgetResult } from './stages/budget.ts';
 import { DEFAULT_EXPAND_TIGHTNESS, expandRegions } from './stages/expand.ts';
 import { queryStats } from './stages/fuse.ts';
-import { rankStandard } from './stages/standard-rank.ts';
+import { denseCoverageOk, rankStandard } from './stages/standard-rank.ts';
 import { chunkTokens, pagesOf, truncateChunks, variantChunks } from './stages/hit-content.ts';
 import { renderContext, type RenderHit } from './stages/render.ts';
 import { retrieve } from './stages/retrieve.ts';
@@ -142,7 +142,7 @@ export class SearchService {
     const bm25Hits = keep(got.bm25);
     // A BM25 list shorter than the limit returned every lexical match: absent chunks have BM25 0.
     const stats = queryStats(vecHits, bm25Hits, (got.bm25?.length ?? 0) < got.limit, analysed.termCount, chunkCount);
-    let regions = rankStandard(vecHits, bm25Hits, stats);
+    let regions = rankStandard(vecHits, bm25Hits, stats, { anchor: denseCoverageOk(embedder, req.query) });
     const rr = this.deps.reranker;
     if (mode === 'advanced' && rr) {
       try {

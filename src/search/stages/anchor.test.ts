@@ -42,3 +42,16 @@ test('no BM25 list, an anchor without a vector or a chunk without one: null, inp
   assert.deepEqual(out.map((f) => f.anchor), [1, null]);
   assert.equal(fused[0].anchor, null, 'the stage returns new objects');
 });
+
+test('the anchor is skipped for a query the embedder covers poorly', async () => {
+  const { denseCoverageOk, rankStandard } = await import('./standard-rank.ts');
+  const { queryStats } = await import('./fuse.ts');
+  const cov = (share: number) => ({ coverage: () => share });
+  assert.equal(denseCoverageOk(cov(0.2), 'q'), false);
+  assert.equal(denseCoverageOk(cov(0.5), 'q'), true);
+  assert.equal(denseCoverageOk({}, 'q'), true, 'embedders without a coverage method: keep');
+  const bm25 = [hit('a', 0, 9, [1, 0]), hit('b', 0, 8, [1, 0])];
+  const stats = queryStats(null, bm25, true, 2, 100);
+  assert.deepEqual(rankStandard(null, bm25, stats).map((r) => r.anchor), [1, 1]);
+  assert.deepEqual(rankStandard(null, bm25, stats, { anchor: false }).map((r) => r.anchor), [null, null]);
+});

@@ -46,7 +46,7 @@ test('candidate: chunks in document order, heading path as title, first-stage fe
   assert.equal(c.title, 'Doc > Section');
   assert.equal(c.text, 'alpha\n\nalpha (second)');
   assert.equal(c.first.score, 0.4);
-  assert.deepEqual(Object.keys(c.first.features).sort(), ['anchor_cos', 'bm25_per_term', 'bm25_rel', 'cos']);
+  assert.deepEqual(Object.keys(c.first.features).sort(), ['anchor_cos', 'bm25_per_term', 'bm25_rel', 'cos', 'cos_gap', 'rrf']);
   const bare = region('d2', 0.4, 1);
   bare.chunks = bare.chunks.map((ch) => ({ ...ch, heading_path: '' }));
   assert.equal(rerankCandidate(bare, stats, 'Fallback').title, 'Fallback');

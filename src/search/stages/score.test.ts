@@ -8,30 +8,33 @@ const stats: QueryStats = { termCount: 4, chunkCount: 1000, maxBm25: 20, maxAnn:
 const top = 2 / (RRF_K + 1);
 
 test('features: imputation of missing signals and normalisation', () => {
-  const f = relevanceFeatures({ ann: null, bm25: 10, anchor: 0.7 }, stats);
+  const f = relevanceFeatures({ ann: null, bm25: 10, rrf: top, anchor: 0.7 }, stats);
   assert.equal(f.cos, 0.3);
+  assert.ok(Math.abs(f.cos_gap - -0.6) < 1e-12);
+  assert.ok(Math.abs(f.rrf - 1) < 1e-12);
   assert.equal(f.bm25_rel, 0.5);
   assert.equal(f.bm25_per_term, 10 / (4 * idfMax(1000)));
   assert.ok(Math.abs(idfMax(1000) - Math.log(1 + 999.5 / 1.5)) < 1e-12);
   assert.equal(f.anchor_cos, 0.7);
-  const none = relevanceFeatures({ ann: 0.5, bm25: null, anchor: null }, { termCount: 0, chunkCount: 1, maxBm25: 0, maxAnn: null, annFloor: null, bm25Floor: 0 });
-  assert.deepEqual(none, { bm25_rel: 0, bm25_per_term: 0, anchor_cos: 0, cos: 0.5 });
+  const none = relevanceFeatures({ ann: 0.5, bm25: null, rrf: 0, anchor: null }, { termCount: 0, chunkCount: 1, maxBm25: 0, maxAnn: null, annFloor: null, bm25Floor: 0 });
+  assert.deepEqual(none, { cos: 0.5, cos_gap: 0, bm25_rel: 0, bm25_per_term: 0, rrf: 0, anchor_cos: 0 });
 });
 
 test('a clear match scores at least 0.5, unrelated text below 0.3', () => {
   // Every query term matched with a typical tf-saturated weight (≈ 0.6 · idf_max per term): the best BM25
   // hit, hence its own lexical anchor (cosine 1).
-  const clear = relevanceProbability(relevanceFeatures({ ann: 0.9, bm25: 4 * 0.6 * idfMax(1000), anchor: 1 }, { ...stats, maxBm25: 4 * 0.6 * idfMax(1000) }));
-  const unrelated = relevanceProbability(relevanceFeatures({ ann: 0.35, bm25: null, anchor: 0.4 }, stats));
+  const clear = relevanceProbability(relevanceFeatures({ ann: 0.9, bm25: 4 * 0.6 * idfMax(1000), rrf: top, anchor: 1 }, { ...stats, maxBm25: 4 * 0.6 * idfMax(1000) }));
+  const unrelated = relevanceProbability(relevanceFeatures({ ann: 0.35, bm25: null, rrf: 1 / (RRF_K + 80), anchor: 0.4 }, stats));
   assert.ok(clear >= 0.5, `clear match ${clear}`);
   assert.ok(unrelated < 0.3, `unrelated ${unrelated}`);
 });
 
 test('score rises with every signal', () => {
-  const base = { ann: 0.6, bm25: 5, anchor: 0.5 };
+  const base = { ann: 0.6, bm25: 5, rrf: 1 / 70, anchor: 0.5 };
   const p = relevanceProbability(relevanceFeatures(base, stats));
   assert.ok(relevanceProbability(relevanceFeatures({ ...base, ann: 0.8 }, stats)) > p);
   assert.ok(relevanceProbability(relevanceFeatures({ ...base, bm25: 15 }, stats)) > p);
+  assert.ok(relevanceProbability(relevanceFeatures({ ...base, rrf: 1 / 62 }, stats)) > p);
   assert.ok(relevanceProbability(relevanceFeatures({ ...base, anchor: 0.9 }, stats)) > p);
 });
 

@@ -5,14 +5,19 @@
 //   bm25_per_term  bm25 / (distinct query terms · idf_max), idf_max = ln(1 + (N − 0.5) / 1.5) the BM25 IDF of
 //                  a term found in one of the namespace's N chunks: the share of the best possible
 //                  per-term score, so that the feature means the same in a 50-chunk and a 5M-chunk namespace
-//   anchor_cos     cosine, in embedding space, of the hit and the query's best BM25 chunk (stages/anchor.ts;
-//                  0 when undefined): one-passage pseudo-relevance feedback
 //   cos            cosine of query and best chunk (absent from the vector list: that list's lowest cosine;
 //                  vector search not run: 0)
+//   cos_gap        cos − best cosine of the query (≤ 0)
+//   rrf            rrf · (k + 1) / 2: 1 for a chunk ranked first by both retrievers
+//   anchor_cos     cosine, in embedding space, of the hit and the query's best BM25 chunk (stages/anchor.ts;
+//                  0 when undefined): one-passage pseudo-relevance feedback
 //   score = 1 / (1 + exp(−(intercept + Σ weight · feature)))
-// The hits are ordered by this score, so the feature set was chosen for ranking: among the candidate sets
-// in bench/fusion-study.ts the one with the best 5-fold cross-validated nDCG@10 on SciFact train.
+// The hits are ordered by this score. anchor_cos was added to the earlier five features because it raises
+// the 5-fold cross-validated nDCG@10 on SciFact train (bench/fusion-study.ts); none was dropped, because
+// SciFact with the weak builtin embedder cannot show what the dense features are worth. Its cost on
+// XQuAD en (where GloVe is in-domain) is in docs/search.md "Why the lexical anchor".
 import type { QueryStats, Region } from '../types.ts';
+import { RRF_K } from './fuse.ts';
 import { RELEVANCE_MODEL, type RelevanceModel } from './relevance-model.ts';
 import { isBibliographyRegion } from './section-prior.ts';
 
@@ -22,27 +27,31 @@ export type RelevanceFeatures = RelevanceModel['weights'];
 export interface FeatureInput {
   ann: number | null;
   bm25: number | null;
+  rrf: number;
   anchor: number | null;
 }
 
 /**
  * Feature vector of a hit (definitions in the file header).
- * @param hit   the hit's cosine to the query (ann), BM25, and cosine to the lexical anchor
+ * @param hit   the hit's cosine to the query (ann), BM25, RRF value and cosine to the lexical anchor
  * @param stats query-level statistics from fuse.ts queryStats()
  */
 export function relevanceFeatures(hit: FeatureInput, stats: QueryStats): RelevanceFeatures {
+  const cos = hit.ann ?? stats.annFloor ?? 0;
   const bm25 = hit.bm25 ?? stats.bm25Floor;
   return {
+    cos,
+    cos_gap: stats.maxAnn === null ? 0 : Math.min(0, cos - stats.maxAnn),
     bm25_rel: stats.maxBm25 > 0 ? Math.min(1, bm25 / stats.maxBm25) : 0,
     bm25_per_term: Math.max(0, bm25) / (Math.max(1, stats.termCount) * idfMax(stats.chunkCount)),
+    rrf: (hit.rrf * (RRF_K + 1)) / 2,
     anchor_cos: hit.anchor ?? 0,
-    cos: hit.ann ?? stats.annFloor ?? 0,
   };
 }
 
 /** The feature input of a region: its signals plus its anchor cosine. */
 export function regionInput(r: Region): FeatureInput {
-  return { ann: r.signals.ann, bm25: r.signals.bm25, anchor: r.anchor };
+  return { ann: r.signals.ann, bm25: r.signals.bm25, rrf: r.signals.rrf, anchor: r.anchor };
 }
 
 /** BM25 IDF (Robertson–Spärck Jones with +1, as Lucene/tantivy) of a term occurring in 1 of N chunks. */

@@ -29,8 +29,8 @@ test('a reference list is neither the lexical anchor nor ranked above the passag
   const body: IndexHit = { chunk: chunk('d', 1, 'Paper > Abstract', 'Trace-based compilation for dynamic languages.'), score: 9, vector: v([0.6, 0.8]) };
   const fused = withAnchorSimilarity(fuseRrf([{ ...body, score: 0.7 }, { ...bib, score: 0.6 }], [bib, body]), [bib, body]);
   assert.equal(fused.find((f) => f.chunk.id === 'd:1')!.anchor, 1, 'the abstract is the anchor');
-  const stats = queryStats([body, bib], [bib, body], true, 4, 100);
-  const ranked = rankStandard([{ ...body, score: 0.7 }, { ...bib, score: 0.6 }], [bib, body], stats);
+  const vector = [{ ...body, score: 0.7 }, { ...bib, score: 0.6 }];
+  const ranked = rankStandard(vector, [bib, body], queryStats(vector, [bib, body], true, 4, 100));
   assert.deepEqual(ranked.map((r) => r.from), [1, 9]);
   assert.ok(isBibliographyRegion(ranked[1]) && !isBibliographyRegion(ranked[0]));
 });
