@@ -2,20 +2,13 @@
 // inside fields), UTF-16 input, caption rows, ragged rows, and quoted fields with embedded newlines.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
-import { marked, type Tokens } from 'marked';
 import { parseDocument } from './index.ts';
+import { parserFor, tableCells } from './test-support.ts';
 import { readDelimited } from './parse-csv.ts';
 
 const dir = path.resolve(import.meta.dirname, '../../../../shared/data/docs/csv');
-const parse = (name: string) => parseDocument({ data: fs.readFileSync(path.join(dir, name)), filename: name });
-
-function tableCells(markdown: string): string[][] {
-  const token = marked.lexer(markdown).find((t) => t.type === 'table') as Tokens.Table | undefined;
-  assert.ok(token, `not a GFM table:\n${markdown}`);
-  return [token.header.map((c) => c.text), ...token.rows.map((r) => r.map((c) => c.text))];
-}
+const parse = parserFor(dir);
 
 const STANLEY = [['Team', 'Location', 'Stanley Cups'], ['Blues', 'STL', '1'], ['Flyers', 'PHI', '2'], ['Maple Leafs', 'TOR', '13']];
 

@@ -2,21 +2,14 @@
 // the Word tables, headings, lists with markers, embedded images as assets, core title.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import JSZip from 'jszip';
-import { marked, type Tokens } from 'marked';
 import { parseDocument, ParseError } from './index.ts';
+import { parserFor, tableCells } from './test-support.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
 const docxDir = path.resolve(repoRoot, '../shared/data/docs/docx');
-const parse = (name: string) => parseDocument({ data: fs.readFileSync(path.join(docxDir, name)), filename: name });
-
-function tableCells(markdown: string): string[][] {
-  const token = marked.lexer(markdown).find((t) => t.type === 'table') as Tokens.Table | undefined;
-  assert.ok(token, `not a GFM table:\n${markdown}`);
-  return [token.header.map((c) => c.text), ...token.rows.map((r) => r.map((c) => c.text))];
-}
+const parse = parserFor(docxDir);
 
 test('word_tables.docx: every table is a GFM table with the Word cells', async () => {
   const doc = await parse('word_tables.docx');

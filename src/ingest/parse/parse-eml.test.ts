@@ -3,12 +3,12 @@
 // message's) and on generated nested messages (the recursion through parseDocument stops at depth 3).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { parseDocument } from './index.ts';
+import { parserFor } from './test-support.ts';
 
 const dir = path.resolve(import.meta.dirname, '../../../../shared/data/docs/eml');
-const parse = (name: string) => parseDocument({ data: fs.readFileSync(path.join(dir, name)), filename: name });
+const parse = parserFor(dir);
 
 test('tika_testRFC822_multipart_attachments.eml: header, HTML body, both text attachments', async () => {
   const doc = await parse('tika_testRFC822_multipart_attachments.eml');

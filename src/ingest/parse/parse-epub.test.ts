@@ -2,12 +2,11 @@
 // OPF title, one page per content document, images from the package as assets.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
-import { parseDocument } from './index.ts';
+import { parserFor } from './test-support.ts';
 
 const dir = path.resolve(import.meta.dirname, '../../../../shared/data/docs/epub');
-const parse = (name: string) => parseDocument({ data: fs.readFileSync(path.join(dir, name)), filename: name });
+const parse = parserFor(dir);
 
 test('tika_testEPUB.epub: OPF title, spine order, chapter headings, table, cover image', async () => {
   const doc = await parse('tika_testEPUB.epub');

@@ -2,13 +2,12 @@
 // charsets decoded via <meta>/sniffing, data-URI images extracted, nothing fetched.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
-import { parseDocument } from './index.ts';
+import { parserFor } from './test-support.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
 const htmlDir = path.resolve(repoRoot, '../shared/data/docs/html');
-const parse = (name: string) => parseDocument({ data: fs.readFileSync(path.join(htmlDir, name)), filename: name });
+const parse = parserFor(htmlDir);
 
 test('wiki_duck.html: title, section headings, no navigation noise, image references', async () => {
   const doc = await parse('wiki_duck.html');

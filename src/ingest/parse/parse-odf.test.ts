@@ -5,17 +5,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { marked, type Tokens } from 'marked';
 import { parseDocument } from './index.ts';
+import { tableCells } from './test-support.ts';
 
 const docs = path.resolve(import.meta.dirname, '../../../../shared/data/docs');
 const parse = (rel: string) => parseDocument({ data: fs.readFileSync(path.join(docs, rel)), filename: path.basename(rel) });
-
-function tableCells(markdown: string): string[][] {
-  const token = marked.lexer(markdown).find((t) => t.type === 'table') as Tokens.Table | undefined;
-  assert.ok(token, `not a GFM table:\n${markdown}`);
-  return [token.header.map((c) => c.text), ...token.rows.map((r) => r.map((c) => c.text))];
-}
 
 test('text_document_01.odt: title, heading levels, nested list', async () => {
   const doc = await parse('odt/text_document_01.odt');

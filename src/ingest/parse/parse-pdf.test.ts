@@ -2,13 +2,13 @@
 // two-column reading order, hyphen joins, page furniture, encrypted / malformed / scanned (OCR) inputs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { parseDocument, ParseError } from './index.ts';
+import { parserFor } from './test-support.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
 const pdfDir = path.resolve(repoRoot, '../shared/data/docs/pdf');
-const parse = (name: string) => parseDocument({ data: fs.readFileSync(path.join(pdfDir, name)), filename: name });
+const parse = parserFor(pdfDir);
 
 async function rejectsWith(name: string, jobCode: number, errorCode: string) {
   await assert.rejects(parse(name), (err: unknown) => {

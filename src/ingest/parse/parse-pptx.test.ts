@@ -6,17 +6,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import JSZip from 'jszip';
-import { marked, type Tokens } from 'marked';
-import { parseDocument } from './index.ts';
+import { parserFor, tableCells } from './test-support.ts';
 
 const dir = path.resolve(import.meta.dirname, '../../../../shared/data/docs/pptx');
-const parse = (name: string) => parseDocument({ data: fs.readFileSync(path.join(dir, name)), filename: name });
-
-function tableCells(markdown: string): string[][] {
-  const token = marked.lexer(markdown).find((t) => t.type === 'table') as Tokens.Table | undefined;
-  assert.ok(token, `not a GFM table:\n${markdown}`);
-  return [token.header.map((c) => c.text), ...token.rows.map((r) => r.map((c) => c.text))];
-}
+const parse = parserFor(dir);
 
 test('fake-power-point-table.pptx: the table cells equal the slide XML cells', async () => {
   const file = fs.readFileSync(path.join(dir, 'fake-power-point-table.pptx'));

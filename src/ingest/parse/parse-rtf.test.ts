@@ -2,12 +2,11 @@
 // without mojibake, \info\title, outline-level headings, tables, pictures as assets.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
-import { parseDocument } from './index.ts';
+import { parserFor } from './test-support.ts';
 
 const dir = path.resolve(import.meta.dirname, '../../../../shared/data/docs/rtf');
-const parse = (name: string) => parseDocument({ data: fs.readFileSync(path.join(dir, name)), filename: name });
+const parse = parserFor(dir);
 const MOJIBAKE = /[\ufffd]|Ã.|Å.|â€|ƒ|\?\?\?/;
 
 test('tika_testRTFJapanese.rtf: Shift-JIS text and title decode cleanly', async () => {

@@ -6,18 +6,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
-import { marked, type Tokens } from 'marked';
-import { parseDocument } from './index.ts';
+import { parserFor, tableCells } from './test-support.ts';
 import { cellValueText } from './parse-xlsx.ts';
 
 const dir = path.resolve(import.meta.dirname, '../../../../shared/data/docs/xlsx');
-const parse = (name: string) => parseDocument({ data: fs.readFileSync(path.join(dir, name)), filename: name });
-
-function tableCells(markdown: string): string[][] {
-  const token = marked.lexer(markdown).find((t) => t.type === 'table') as Tokens.Table | undefined;
-  assert.ok(token, `not a GFM table:\n${markdown}`);
-  return [token.header.map((c) => c.text), ...token.rows.map((r) => r.map((c) => c.text))];
-}
+const parse = parserFor(dir);
 
 test('stanley-cups.xlsx: each sheet is a heading + a table whose cells equal the workbook cells', async () => {
   const doc = await parse('stanley-cups.xlsx');
