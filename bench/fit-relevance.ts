@@ -6,20 +6,11 @@
 // Prints the coefficients as a RELEVANCE_MODEL literal, calibration by score bin, and train nDCG@10 of
 // the RRF order vs the score order. Usage:
 //   npx tsx bench/fit-relevance.ts [--data-dir DIR]   (DIR holds models/glove cache; default .tmp/test-cache)
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { initAnalysis } from '../src/analysis/analyzer.ts';
-import { createBuiltinEmbedder } from '../src/models/builtin-embedder.ts';
-import { openLanceIndex } from '../src/storage/lance-index.ts';
 import { relevanceFeatures } from '../src/search/stages/score.ts';
 import { RELEVANCE_FEATURES, type RelevanceModel } from '../src/search/stages/relevance-model.ts';
-import { loadBeir, ndcgAt, repoRoot, writeResult } from './lib/beir.ts';
+import { loadBeir, ndcgAt, writeResult } from './lib/beir.ts';
 import { fitLogistic } from './lib/logistic.ts';
-import { collectCandidates, indexBeirCorpus, type QueryCandidates } from './lib/scifact-candidates.ts';
-
-const argDir = process.argv.indexOf('--data-dir');
-const modelDir = argDir > 0 ? path.resolve(process.argv[argDir + 1]) : path.join(repoRoot, '.tmp', 'test-cache');
+import { collectCandidates, indexBeirCorpus, withScratchIndex, type QueryCandidates } from './lib/scifact-candidates.ts';
 
 type Row = { doc: string; rrfRank: number; x: number[] };
 
@@ -35,11 +26,7 @@ function rowsOf(found: Map<string, QueryCandidates>): Map<string, Row[]> {
 }
 
 async function main(): Promise<void> {
-  await initAnalysis();
-  const embedder = await createBuiltinEmbedder({ dataDir: modelDir });
-  const lanceDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fit-relevance-'));
-  const index = await openLanceIndex({ uri: lanceDir });
-  try {
+  await withScratchIndex('fit-relevance', async ({ index, embedder }) => {
     const { corpus, queries, qrels } = loadBeir('scifact', 'train');
     const t0 = performance.now();
     await indexBeirCorpus(index, embedder, 'scifact_full', corpus);
@@ -94,10 +81,7 @@ async function main(): Promise<void> {
     console.table(report);
     console.log(`export const RELEVANCE_MODEL: RelevanceModel = ${JSON.stringify(model, null, 2)};`);
     writeResult('fit-relevance', { model, logLoss: ll / X.length, calibration: bins, report });
-  } finally {
-    await index.close();
-    fs.rmSync(lanceDir, { recursive: true, force: true });
-  }
+  });
 }
 
 const round = (v: number) => Math.round(v * 1e4) / 1e4;

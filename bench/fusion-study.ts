@@ -7,21 +7,12 @@
 // nDCG@10 is printed for the record only — it never chooses — with paired sign-flip randomisation tests
 // (10 000 draws) of the chosen set against BM25 only and against the previous model. Usage:
 //   npx tsx bench/fusion-study.ts [--data-dir DIR]   (DIR holds the GloVe cache; default .tmp/test-cache)
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { initAnalysis } from '../src/analysis/analyzer.ts';
-import { createBuiltinEmbedder } from '../src/models/builtin-embedder.ts';
-import { openLanceIndex } from '../src/storage/lance-index.ts';
 import { idfMax } from '../src/search/stages/score.ts';
 import { RRF_K } from '../src/search/stages/fuse.ts';
-import { loadBeir, mean, ndcgAt, repoRoot, writeResult, type Qrels } from './lib/beir.ts';
+import { loadBeir, mean, ndcgAt, writeResult, type Qrels } from './lib/beir.ts';
 import { fitLogistic } from './lib/logistic.ts';
 import { rng } from './lib/random.ts';
-import { collectCandidates, indexBeirCorpus, type Candidate, type QueryCandidates } from './lib/scifact-candidates.ts';
-
-const argDir = process.argv.indexOf('--data-dir');
-const modelDir = argDir > 0 ? path.resolve(process.argv[argDir + 1]) : path.join(repoRoot, '.tmp', 'test-cache');
+import { collectCandidates, indexBeirCorpus, withScratchIndex, type Candidate, type QueryCandidates } from './lib/scifact-candidates.ts';
 
 /** Every feature any set may use (score.ts defines the ones the service keeps). */
 function allFeatures(c: Candidate, q: QueryCandidates): Record<string, number> {
@@ -95,11 +86,7 @@ function randomisationP(a: number[], b: number[], draws = 10_000): number {
 }
 
 async function main(): Promise<void> {
-  await initAnalysis();
-  const embedder = await createBuiltinEmbedder({ dataDir: modelDir });
-  const lanceDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fusion-study-'));
-  const index = await openLanceIndex({ uri: lanceDir });
-  try {
+  await withScratchIndex('fusion-study', async ({ index, embedder }) => {
     const train = loadBeir('scifact', 'train');
     const test = loadBeir('scifact', 'test');
     await indexBeirCorpus(index, embedder, 'scifact', train.corpus);
@@ -137,10 +124,7 @@ async function main(): Promise<void> {
     console.log(`anchor_cos: train CV gain ${gain.toFixed(4)} (rule: ≥ ${MIN_GAIN}) -> chosen: ${chosen}`);
     console.log(`test, chosen vs BM25 only: Δ nDCG@10 ${vsBm25.delta}, randomisation p = ${vsBm25.p}; vs the previous model: Δ ${vsPrevious.delta}, p = ${vsPrevious.p}`);
     writeResult('fusion-study', { table, cvGain: gain, chosen, vsBm25, vsPrevious });
-  } finally {
-    await index.close();
-    fs.rmSync(lanceDir, { recursive: true, force: true });
-  }
+  });
 }
 
 await main();

@@ -2,7 +2,12 @@
 // 100 + 100, stages/standard-rank.ts), for the scripts that fit or compare relevance models
 // (bench/fit-relevance.ts, bench/fusion-study.ts). The corpus goes into a real LanceDB namespace, one
 // chunk per document (title + abstract), embedded by the given embedder.
-import { analyze } from '../../src/analysis/analyzer.ts';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { analyze, initAnalysis } from '../../src/analysis/analyzer.ts';
+import { createBuiltinEmbedder } from '../../src/models/builtin-embedder.ts';
+import { openLanceIndex } from '../../src/storage/lance-index.ts';
 import { countTokens } from '../../src/analysis/token-count.ts';
 import type { Embedder } from '../../src/models/embedder.ts';
 import type { ChunkRecord, NamespaceIndex } from '../../src/storage/namespace-index.ts';
@@ -12,7 +17,7 @@ import { denseCoverageOk, rankStandard } from '../../src/search/stages/standard-
 import { retrieve } from '../../src/search/stages/retrieve.ts';
 import { regionInput, type FeatureInput } from '../../src/search/stages/score.ts';
 import type { QueryStats } from '../../src/search/types.ts';
-import type { BeirDoc, BeirQuery } from './beir.ts';
+import { repoRoot, type BeirDoc, type BeirQuery } from './beir.ts';
 
 /** One candidate hit: its document, position in the fused (RRF) order, and what features are made of. */
 export interface Candidate {
@@ -26,6 +31,25 @@ export interface Candidate {
 export interface QueryCandidates {
   stats: QueryStats;
   candidates: Candidate[];
+}
+
+/**
+ * Run `fn` with the builtin embedder (its GloVe cache under `--data-dir DIR`, default .tmp/test-cache)
+ * and a LanceDB index in a temp directory named after `script`, removed afterwards.
+ */
+export async function withScratchIndex<T>(script: string, fn: (ctx: { index: NamespaceIndex; embedder: Embedder }) => Promise<T>): Promise<T> {
+  const arg = process.argv.indexOf('--data-dir');
+  const modelDir = arg > 0 ? path.resolve(process.argv[arg + 1]) : path.join(repoRoot, '.tmp', 'test-cache');
+  await initAnalysis();
+  const embedder = await createBuiltinEmbedder({ dataDir: modelDir });
+  const lanceDir = fs.mkdtempSync(path.join(os.tmpdir(), `${script}-`));
+  const index = await openLanceIndex({ uri: lanceDir });
+  try {
+    return await fn({ index, embedder });
+  } finally {
+    await index.close();
+    fs.rmSync(lanceDir, { recursive: true, force: true });
+  }
 }
 
 /** Index `docs` (one chunk each, English analysis) into namespace `ns` and optimise it. */
