@@ -4,7 +4,7 @@
 //  - --reranker onnx|http (with the DOCSEARCH_RERANKER_* variables set): the three calibration
 //    coefficients that combine that reranker with the standard score (DOCSEARCH_RERANKER_CALIBRATION).
 // The corpus is ingested into a real docsearch app (bench/lib/corpus.ts); every train query runs the real
-// standard stages (analyse, retrieve 100 + 100, then stages/standard-rank.ts) and its top-`depth` hits are the
+// standard stages (rankQuery in bench/lib/scifact-candidates.ts) and its top-`depth` hits are the
 // candidates, labelled relevant iff the qrels say so. Reports 5-fold cross-validated nDCG@10 (standard
 // order vs reranked) and calibration, then fits on all train queries. Usage:
 //   npx tsx bench/fit-reranker.ts [--write] [--reranker onnx|http]
@@ -18,15 +18,12 @@ import { RERANK_MODEL, type RerankModel } from '../src/models/builtin-reranker-m
 import { createReranker } from '../src/models/create-reranker.ts';
 import { loadConfig } from '../src/internal/config.ts';
 import type { RerankCandidate } from '../src/models/reranker.ts';
-import { analyseQuery } from '../src/search/stages/analyze-query.ts';
-import { queryStats } from '../src/search/stages/fuse.ts';
-import { denseCoverageOk, rankStandard } from '../src/search/stages/standard-rank.ts';
 import { rerankCandidate } from '../src/search/stages/rerank.ts';
-import { retrieve } from '../src/search/stages/retrieve.ts';
 import { loadBeir, mean, ndcgAt, repoRoot, writeResult, type Qrels } from './lib/beir.ts';
 import { createBenchProject, startBenchApp } from './lib/bench-app.ts';
 import { ingestCorpus } from './lib/corpus.ts';
 import { calibrationBins, fitLogistic, predict } from './lib/logistic.ts';
+import { rankQuery } from './lib/scifact-candidates.ts';
 
 const args = process.argv.slice(2);
 const write = args.includes('--write');
@@ -47,14 +44,10 @@ async function collect(depth: number, featurise: (q: string, lang: string | null
     const chunks = await ingestCorpus({ cp: s.cp, index: s.index, embedder: s.embedder, projectId: p.projectId, namespace: p.namespace }, corpus);
     const rows: QueryRows[] = [];
     for (const q of queries) {
-      const a = analyseQuery(q.text, 'en');
-      const vector = await s.embedder.embedQuery(q.text);
-      const got = await retrieve(s.index, p.namespace, { vector, terms: a.terms }, undefined);
-      const stats = queryStats(got.vector, got.bm25, (got.bm25?.length ?? 0) < got.limit, a.termCount, chunks);
-      const regions = rankStandard(got.vector, got.bm25, stats, { anchor: denseCoverageOk(s.embedder, q.text) });
+      const { stats, regions, lang } = await rankQuery(s.index, s.embedder, p.namespace, q.text, chunks);
       const head = regions.slice(0, depth);
       const rel = qrels.get(q._id)!;
-      const x = await featurise(q.text, a.stemLang, head.map((r) => rerankCandidate(r, stats, '')));
+      const x = await featurise(q.text, lang, head.map((r) => rerankCandidate(r, stats, '')));
       rows.push({ id: q._id, docs: [...head, ...regions.slice(depth)].map((r) => r.docId), labels: head.map((r) => (rel.has(r.docId) ? 1 : 0)), x });
     }
     return { rows, qrels };

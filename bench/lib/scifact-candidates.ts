@@ -1,6 +1,6 @@
-// The candidate hits of SciFact queries as the real search stages produce them (analyse, retrieve
+// The candidate hits of BEIR queries as the real search stages produce them (analyse, retrieve
 // 100 + 100, stages/standard-rank.ts), for the scripts that fit or compare relevance models
-// (bench/fit-relevance.ts, bench/fusion-study.ts). The corpus goes into a real LanceDB namespace, one
+// (bench/fit-relevance.ts, bench/fusion-study.ts, bench/fit-reranker.ts). The corpus goes into a real LanceDB namespace, one
 // chunk per document (title + abstract), embedded by the given embedder.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,7 +16,7 @@ import { queryStats } from '../../src/search/stages/fuse.ts';
 import { denseCoverageOk, rankStandard } from '../../src/search/stages/standard-rank.ts';
 import { retrieve } from '../../src/search/stages/retrieve.ts';
 import { regionInput, type FeatureInput } from '../../src/search/stages/score.ts';
-import type { QueryStats } from '../../src/search/types.ts';
+import type { QueryStats, Region } from '../../src/search/types.ts';
 import { repoRoot, type BeirDoc, type BeirQuery } from './beir.ts';
 
 /** One candidate hit: its document, position in the fused (RRF) order, and what features are made of. */
@@ -67,15 +67,25 @@ export async function indexBeirCorpus(index: NamespaceIndex, embedder: Embedder,
   await index.optimize(ns);
 }
 
+/**
+ * One English query through the service's standard stages without the HTTP and control-plane layers
+ * (analyse, embed, retrieve 100 + 100, rankStandard with the same anchor rule as the service).
+ * @returns the query statistics, the scored regions best first, and the stemming language used
+ */
+export async function rankQuery(index: NamespaceIndex, embedder: Embedder, ns: string, text: string, chunkCount: number): Promise<{ stats: QueryStats; regions: Region[]; lang: string | null }> {
+  const a = analyseQuery(text, 'en');
+  const vector = await embedder.embedQuery(text);
+  const got = await retrieve(index, ns, { vector, terms: a.terms }, undefined);
+  const stats = queryStats(got.vector, got.bm25, (got.bm25?.length ?? 0) < got.limit, a.termCount, chunkCount);
+  const regions = rankStandard(got.vector, got.bm25, stats, { anchor: denseCoverageOk(embedder, text) });
+  return { stats, regions, lang: a.stemLang };
+}
+
 /** Run the real standard stages for each query; candidates come back in the current model's order. */
 export async function collectCandidates(index: NamespaceIndex, embedder: Embedder, ns: string, queries: BeirQuery[], chunkCount: number): Promise<Map<string, QueryCandidates>> {
   const out = new Map<string, QueryCandidates>();
   for (const q of queries) {
-    const a = analyseQuery(q.text, 'en');
-    const vector = await embedder.embedQuery(q.text);
-    const got = await retrieve(index, ns, { vector, terms: a.terms }, undefined);
-    const stats = queryStats(got.vector, got.bm25, (got.bm25?.length ?? 0) < got.limit, a.termCount, chunkCount);
-    const regions = rankStandard(got.vector, got.bm25, stats, { anchor: denseCoverageOk(embedder, q.text) });
+    const { stats, regions } = await rankQuery(index, embedder, ns, q.text, chunkCount);
     out.set(q._id, { stats, candidates: regions.map((r) => ({ doc: r.docId, rrfRank: r.fusedRank - 1, rrf: r.signals.rrf, input: regionInput(r) })) });
   }
   return out;
