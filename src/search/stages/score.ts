@@ -59,9 +59,9 @@ export function idfMax(chunkCount: number): number {
   return Math.log(1 + (Math.max(2, chunkCount) - 0.5) / 1.5);
 }
 
-/** Logistic relevance probability of a feature vector under `model`. */
-export function relevanceProbability(f: RelevanceFeatures, model: RelevanceModel = RELEVANCE_MODEL): number {
-  let z = model.intercept;
+/** Logistic relevance probability of a feature vector under `model`; `offset` is added to the log-odds (a prior). */
+export function relevanceProbability(f: RelevanceFeatures, model: RelevanceModel = RELEVANCE_MODEL, offset = 0): number {
+  let z = model.intercept + offset;
   for (const [name, w] of Object.entries(model.weights) as Array<[keyof RelevanceFeatures, number]>) z += w * f[name];
   return 1 / (1 + Math.exp(-z));
 }
@@ -81,8 +81,7 @@ export const BIBLIOGRAPHY_PRIOR = 1.5;
  */
 export function scoreRegions(regions: Region[], stats: QueryStats, model: RelevanceModel = RELEVANCE_MODEL): Region[] {
   for (const r of regions) {
-    let p = relevanceProbability(relevanceFeatures(regionInput(r), stats), model);
-    if (isBibliographyRegion(r)) p = 1 / (1 + Math.exp(-(Math.log(p / (1 - p)) - BIBLIOGRAPHY_PRIOR)));
+    const p = relevanceProbability(relevanceFeatures(regionInput(r), stats), model, isBibliographyRegion(r) ? -BIBLIOGRAPHY_PRIOR : 0);
     r.score = Math.round(p * 1e4) / 1e4;
   }
   return [...regions].sort((a, b) => b.score - a.score || a.fusedRank - b.fusedRank);
