@@ -7,26 +7,15 @@
 // nDCG@10 is printed for the record only — it never chooses — with paired sign-flip randomisation tests
 // (10 000 draws) of the chosen set against BM25 only and against the previous model. Usage:
 //   npx tsx bench/fusion-study.ts [--data-dir DIR]   (DIR holds the GloVe cache; default .tmp/test-cache)
-import { idfMax } from '../src/search/stages/score.ts';
-import { RRF_K } from '../src/search/stages/fuse.ts';
+import { relevanceFeatures } from '../src/search/stages/score.ts';
 import { loadBeir, mean, ndcgAt, writeResult, type Qrels } from './lib/beir.ts';
 import { fitLogistic } from './lib/logistic.ts';
 import { rng } from './lib/random.ts';
 import { collectCandidates, indexBeirCorpus, withScratchIndex, type Candidate, type QueryCandidates } from './lib/scifact-candidates.ts';
 
-/** Every feature any set may use (score.ts defines the ones the service keeps). */
+/** Every feature any set may use: the service's own definitions (score.ts). */
 function allFeatures(c: Candidate, q: QueryCandidates): Record<string, number> {
-  const s = q.stats;
-  const bm25 = c.input.bm25 ?? s.bm25Floor;
-  const cos = c.input.ann ?? s.annFloor ?? 0;
-  return {
-    bm25_rel: s.maxBm25 > 0 ? Math.min(1, bm25 / s.maxBm25) : 0,
-    bm25_per_term: Math.max(0, bm25) / (Math.max(1, s.termCount) * idfMax(s.chunkCount)),
-    cos,
-    cos_gap: s.maxAnn === null ? 0 : Math.min(0, cos - s.maxAnn),
-    rrf: (c.rrf * (RRF_K + 1)) / 2,
-    anchor_cos: c.input.anchor ?? 0,
-  };
+  return relevanceFeatures(c.input, q.stats);
 }
 
 /** Least train-CV nDCG@10 gain for a feature to join the model (≈ the CV noise seen between folds). */

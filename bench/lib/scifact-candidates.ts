@@ -24,7 +24,6 @@ export interface Candidate {
   doc: string;
   /** 0-based position in RRF order. */
   rrfRank: number;
-  rrf: number;
   input: FeatureInput;
 }
 
@@ -86,7 +85,7 @@ export async function collectCandidates(index: NamespaceIndex, embedder: Embedde
   const out = new Map<string, QueryCandidates>();
   for (const q of queries) {
     const { stats, regions } = await rankQuery(index, embedder, ns, q.text, chunkCount);
-    out.set(q._id, { stats, candidates: regions.map((r) => ({ doc: r.docId, rrfRank: r.fusedRank - 1, rrf: r.signals.rrf, input: regionInput(r) })) });
+    out.set(q._id, { stats, candidates: regions.map((r) => ({ doc: r.docId, rrfRank: r.fusedRank - 1, input: regionInput(r) })) });
   }
   return out;
 }
