@@ -160,9 +160,7 @@ export function arrowToChunks(table: ArrowTable, scoreColumn?: string): Array<{ 
   return out;
 }
 
-/** A FixedSizeList<Float32> cell as a Float32Array (a view when Arrow offers one, else a copy). */
+/** A `vector` cell (FixedSizeList<Float32>, rowsToArrow's type) as a Float32Array view on the Arrow buffer. */
 function readVector(cell: unknown): Float32Array {
-  const v = cell as { toArray?: () => unknown } | ArrayLike<number>;
-  const arr = typeof (v as { toArray?: unknown }).toArray === 'function' ? (v as { toArray: () => unknown }).toArray() : v;
-  return arr instanceof Float32Array ? arr : Float32Array.from(arr as ArrayLike<number>);
+  return (cell as { toArray(): Float32Array }).toArray();
 }
