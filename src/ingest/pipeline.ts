@@ -5,7 +5,7 @@
 import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { AppError, isAppError } from '../internal/errors.ts';
-import type { NetGuard } from '../internal/net-guard.ts';
+import { readBodyCapped, type NetGuard } from '../internal/net-guard.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import type { ControlPlane } from '../storage/db.ts';
 import { nowIso } from '../storage/db.ts';
@@ -66,20 +66,12 @@ async function fetchRemote(deps: PipelineDeps, url: string, signal: AbortSignal)
     await res.body.dump();
     return failed(424, 'remote_fetch_failed', `Fetching the remote URL answered HTTP ${res.statusCode}.`);
   }
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of res.body) {
-    total += (chunk as Buffer).length;
-    if (total > deps.maxRemoteBytes) {
-      res.body.destroy();
-      return failed(413, 'payload_too_large', `The remote file exceeds ${deps.maxRemoteBytes} bytes.`);
-    }
-    chunks.push(chunk as Buffer);
-  }
+  const data = await readBodyCapped(res.body, deps.maxRemoteBytes);
+  if (!data) return failed(413, 'payload_too_large', `The remote file exceeds ${deps.maxRemoteBytes} bytes.`);
   const ct = String(res.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase() || undefined;
   const cd = String(res.headers['content-disposition'] ?? '');
   const m = /filename\s*=\s*"?([^";]+)"?/i.exec(cd);
-  return { data: Buffer.concat(chunks), finalUrl: res.url, mediaType: ct, dispositionName: m?.[1] };
+  return { data, finalUrl: res.url, mediaType: ct, dispositionName: m?.[1] };
 }
 
 /**

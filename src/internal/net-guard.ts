@@ -20,6 +20,25 @@ export interface GuardedResponse {
   body: Dispatcher.ResponseData['body'];
 }
 
+/**
+ * Read a response body into memory, at most `maxBytes` bytes.
+ * @returns the body, or null when it is longer (the rest is not read: the stream is destroyed)
+ * @throws whatever the stream throws (connection reset, abort)
+ */
+export async function readBodyCapped(body: GuardedResponse['body'], maxBytes: number): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of body) {
+    total += (chunk as Buffer).length;
+    if (total > maxBytes) {
+      body.destroy();
+      return null;
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
 export class NetGuard {
   private readonly allowHosts: Set<string>;
   private readonly allowCidrs: Array<[ipaddr.IPv4 | ipaddr.IPv6, number]>;

@@ -5,7 +5,7 @@
 // redirect re-checked). Bounded: at most 20 images, 5 MB each, 10 s each, 4 at a time; only PNG, JPEG,
 // GIF and WebP bytes (checked by signature, not by the server's Content-Type) are kept. A failed fetch
 // only loses that image: the document is still ingested with its `[IMAGE: name]` reference.
-import type { NetGuard } from '../../internal/net-guard.ts';
+import { readBodyCapped, type NetGuard } from '../../internal/net-guard.ts';
 import type { ImageAsset, ParsedDocument } from '../parse/types.ts';
 
 export interface RemoteImageLimits {
@@ -34,17 +34,7 @@ async function fetchImage(net: NetGuard, url: string, limits: RemoteImageLimits,
       await res.body.dump();
       return null;
     }
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for await (const chunk of res.body) {
-      total += (chunk as Buffer).length;
-      if (total > limits.maxBytes) {
-        res.body.destroy();
-        return null;
-      }
-      chunks.push(chunk as Buffer);
-    }
-    return Buffer.concat(chunks);
+    return await readBodyCapped(res.body, limits.maxBytes);
   } catch {
     return null;
   }
