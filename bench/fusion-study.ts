@@ -15,7 +15,7 @@ import { collectCandidates, indexBeirCorpus, withScratchIndex, type Candidate, t
 
 /** Every feature any set may use: the service's own definitions (score.ts). */
 function allFeatures(c: Candidate, q: QueryCandidates): Record<string, number> {
-  return relevanceFeatures(c.input, q.stats);
+  return relevanceFeatures(c.input, q.stats) as unknown as Record<string, number>;
 }
 
 /** Least train-CV nDCG@10 gain for a feature to join the model (≈ the CV noise seen between folds). */

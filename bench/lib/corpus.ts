@@ -5,7 +5,8 @@
 // then committed as a visible `documents` row exactly as src/ingest/pipeline.ts does. The HTTP/worker path
 // is skipped only because 5 000 single-document jobs would measure the job queue, not retrieval.
 import crypto from 'node:crypto';
-import { analyze, detectLanguage } from '../../src/analysis/analyzer.ts';
+import { detectLanguage } from '../../src/analysis/analyzer.ts';
+import { chunkRows, documentLabel, embeddingText } from '../../src/ingest/chunk-rows.ts';
 import { chunkDocument } from '../../src/ingest/chunking/chunker.ts';
 import { parseDocument } from '../../src/ingest/parse/index.ts';
 import type { Embedder } from '../../src/models/embedder.ts';
@@ -38,16 +39,11 @@ export async function ingestCorpus(t: CorpusTarget, docs: BeirDoc[], batchDocs =
       const parsed = await parseDocument({ data, filename: `${d._id}.md` });
       const chunked = chunkDocument(parsed);
       const lang = detectLanguage(chunked.chunks.map((c) => c.content).join('\n').slice(0, 20_000));
-      const texts = chunked.chunks.map((c) => (c.heading_path.length ? c.heading_path.join(' > ') + '\n' : '') + c.content);
-      const vectors = await t.embedder.embedDocuments(texts);
-      chunked.chunks.forEach((c, k) => rows.push({
-        id: `${d._id}:${c.chunk_index}`, doc_id: d._id, source_job_id: jobId, chunk_index: c.chunk_index,
-        chunkset_index: c.chunkset_index, page_start: c.page_start, page_end: c.page_end,
-        heading_path: c.heading_path.join(' > '), content: c.content, tokens: analyze(texts[k], lang.code).join(' '),
-        token_count: c.token_count, vector: vectors[k],
-      }));
+      const vectors = await t.embedder.embedDocuments(chunked.chunks.map(embeddingText));
+      const title = ((parsed.title ?? '').trim() || d._id).slice(0, 500);
+      rows.push(...chunkRows({ docId: d._id, jobId, chunks: chunked.chunks, vectors, label: documentLabel(title, ''), lang: lang.code }));
       docRows.push({
-        project_id: t.projectId, doc_id: d._id, state: 'visible' as const, title: ((parsed.title ?? '').trim() || d._id).slice(0, 500),
+        project_id: t.projectId, doc_id: d._id, state: 'visible' as const, title,
         language: lang.bcp47, filename: `${d._id}.md`, canonical_url: '', content_type: 'text/markdown', pages: parsed.pages,
         chunkset_count: chunked.chunksetCount, chunk_count: chunked.chunks.length, image_count: chunked.imageCount,
         table_count: chunked.tableCount, ingested_at: nowIso(), source_job_id: jobId, bm25_state: 'pending' as const,

@@ -6,9 +6,10 @@
  * @param X rows of features
  * @param y labels 0/1
  * @param lambda L2 penalty ½·λ·|w|² on the weights (not the intercept)
+ * @param sampleWeight optional weight per row (default 1 each): the log-likelihood is Σ weight · ℓ(row)
  * @returns [intercept, ...weights]
  */
-export function fitLogistic(X: number[][], y: number[], lambda = 1, iters = 100): number[] {
+export function fitLogistic(X: number[][], y: number[], lambda = 1, iters = 100, sampleWeight?: number[]): number[] {
   const d = X[0].length + 1;
   let w = new Array<number>(d).fill(0);
   for (let it = 0; it < iters; it++) {
@@ -19,9 +20,10 @@ export function fitLogistic(X: number[][], y: number[], lambda = 1, iters = 100)
       let z = 0;
       for (let j = 0; j < d; j++) z += x[j] * w[j];
       const p = 1 / (1 + Math.exp(-z));
-      const r = p * (1 - p);
+      const sw = sampleWeight ? sampleWeight[i] : 1;
+      const r = sw * p * (1 - p);
       for (let a = 0; a < d; a++) {
-        g[a] += (p - y[i]) * x[a];
+        g[a] += sw * (p - y[i]) * x[a];
         for (let b = a; b < d; b++) H[a][b] += r * x[a] * x[b];
       }
     }

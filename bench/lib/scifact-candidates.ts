@@ -75,8 +75,8 @@ export async function rankQuery(index: NamespaceIndex, embedder: Embedder, ns: s
   const a = analyseQuery(text, 'en');
   const vector = await embedder.embedQuery(text);
   const got = await retrieve(index, ns, { vector, terms: a.terms }, undefined);
-  const stats = queryStats(got.vector, got.bm25, (got.bm25?.length ?? 0) < got.limit, a.termCount, chunkCount);
-  const regions = rankStandard(got.vector, got.bm25, stats, { anchor: denseCoverageOk(embedder, text) });
+  const base = queryStats(got.vector, got.bm25, (got.bm25?.length ?? 0) < got.limit, a.termCount, chunkCount);
+  const { regions, stats } = rankStandard(got.vector, got.bm25, base, { anchor: denseCoverageOk(embedder, text), groups: a.groups });
   return { stats, regions, lang: a.stemLang };
 }
 

@@ -9,11 +9,12 @@ import { readBodyCapped, type NetGuard } from '../internal/net-guard.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import type { ControlPlane } from '../storage/db.ts';
 import { nowIso } from '../storage/db.ts';
-import type { ChunkRecord, NamespaceIndex } from '../storage/namespace-index.ts';
+import type { NamespaceIndex } from '../storage/namespace-index.ts';
 import type { Embedder } from '../models/embedder.ts';
 import type { JobRow, JobOutcome } from '../jobs/queue.ts';
 import { RetryableError, type JobContext } from '../jobs/worker.ts';
-import { analyze, detectLanguage } from '../analysis/analyzer.ts';
+import { detectLanguage } from '../analysis/analyzer.ts';
+import { chunkRows, documentLabel, embeddingText } from './chunk-rows.ts';
 import { parseDocument } from './parse/index.ts';
 import { ParseError } from './parse/types.ts';
 import { chunkDocument } from './chunking/chunker.ts';
@@ -126,43 +127,34 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
   }
   const sample = chunked.chunks.map((c) => c.content).join('\n').slice(0, 20_000);
   const lang = detectLanguage(sample);
-  const texts = chunked.chunks.map((c) => (c.heading_path.length ? c.heading_path.join(' > ') + '\n' : '') + c.content);
+  const texts = chunked.chunks.map(embeddingText);
   const vectors: Float32Array[] = [];
   for (let i = 0; i < texts.length; i += EMBED_BATCH) {
     if (signal.aborted) return failed(500, 'aborted', 'aborted');
     vectors.push(...(await deps.embedder.embedDocuments(texts.slice(i, i + EMBED_BATCH))));
   }
+  const title = (parsed.title && parsed.title.trim()) || filename;
   // Typed attribute values (resolved and hashed at accept time) go onto every chunk row (issue 4).
-  const attributes = toChunkAttributes(payload.attributes);
-  const rows: ChunkRecord[] = chunked.chunks.map((c, i) => ({
-    id: `${docId}:${c.chunk_index}`,
-    doc_id: docId,
-    source_job_id: job.id,
-    chunk_index: c.chunk_index,
-    chunkset_index: c.chunkset_index,
-    page_start: c.page_start,
-    page_end: c.page_end,
-    heading_path: c.heading_path.join(' > '),
-    content: c.content,
-    tokens: analyze(texts[i], lang.code).join(' '),
-    token_count: c.token_count,
-    vector: vectors[i],
-    attributes,
-  }));
+  const rows = chunkRows({
+    docId, jobId: job.id, chunks: chunked.chunks, vectors, label: documentLabel(title, filename), lang: lang.code,
+    attributes: toChunkAttributes(payload.attributes),
+  });
   await deps.index.deleteByJob(ns, job.id);
   await deps.index.addChunks(ns, rows, deps.embedder.signature);
+  // Done means searchable (issue 11): the rows are in the BM25 index, scored with the namespace's own
+  // statistics, before the document becomes visible. Jobs of one namespace finishing together share one refresh.
+  await deps.index.refreshLexical(ns);
   if (signal.aborted) {
     await deps.index.deleteByJob(ns, job.id).catch(() => undefined);
     return failed(500, 'aborted', 'aborted');
   }
   // Figures and tables go to the blob store before the document becomes visible (issue 3).
   await saveAssets(deps.blobs, job.project_id, docId, parsed);
-  const title = (parsed.title && parsed.title.trim()) || filename;
   const docRow = {
     project_id: job.project_id, doc_id: docId, state: 'visible', title: title.slice(0, 500), language: lang.bcp47,
     filename, canonical_url: canonicalUrl, content_type: mediaType ?? '', pages: parsed.pages,
     chunkset_count: chunked.chunksetCount, chunk_count: rows.length, image_count: chunked.imageCount,
-    table_count: chunked.tableCount, ingested_at: nowIso(), source_job_id: job.id, bm25_state: 'pending',
+    table_count: chunked.tableCount, ingested_at: nowIso(), source_job_id: job.id, bm25_state: 'indexed',
     blob_key: blobKey, size: data.length, attributes: JSON.stringify(payload.attributes ?? {}),
     unencrypted_strings: JSON.stringify(payload.unencryptedStrings ?? {}),
   } as const;

@@ -12,7 +12,7 @@ import type { BlobStore } from '../storage/blob-store.ts';
 import { assetsForCitedDocs, type CitedDoc } from '../ingest/assets/search-assets.ts';
 import type { IndexHit, NamespaceIndex } from '../storage/namespace-index.ts';
 import { DeletingDocsCache, dominantLanguage, resolveScope, visibleDocs, type AttributeFilterSource, type VisibleDoc } from './doc-filters.ts';
-import { analyseQuery } from './stages/analyze-query.ts';
+import { analyseQuery, type AnalysedQuery } from './stages/analyze-query.ts';
 import { admitWithinBudget, clampBudget, type BudgetItem, type BudgetResult } from './stages/budget.ts';
 import { DEFAULT_EXPAND_TIGHTNESS, expandRegions } from './stages/expand.ts';
 import { queryStats } from './stages/fuse.ts';
@@ -20,11 +20,12 @@ import { denseCoverageOk, rankStandard } from './stages/standard-rank.ts';
 import { chunkTokens, pagesOf, truncateChunks, variantChunks } from './stages/hit-content.ts';
 import { renderContext, type RenderHit } from './stages/render.ts';
 import { retrieve } from './stages/retrieve.ts';
+import { widenHits } from './stages/widen.ts';
 import { applyThresholds } from './stages/score.ts';
 import { rerankRegions } from './stages/rerank.ts';
 import type { ConfiguredReranker } from '../models/create-reranker.ts';
 import { resolveMode, searchUnits } from './units.ts';
-import type { JsonHit, Region, RetrievalContextResponse, RetrievalTier, SearchJsonResponse, SearchRequest } from './types.ts';
+import type { JsonHit, QueryStats, Region, RetrievalContextResponse, RetrievalTier, SearchJsonResponse, SearchRequest } from './types.ts';
 
 /** Spec default of `min_relevance`. */
 export const DEFAULT_MIN_RELEVANCE = 0.3;
@@ -49,6 +50,15 @@ export interface SearchDeps {
 export interface SearchContext {
   projectId: string;
   namespace: string;
+}
+
+/** What SearchService.rank() returns. */
+export interface Ranked {
+  regions: Region[];
+  /** Null when the scope matched nothing (no retrieval ran). */
+  stats: QueryStats | null;
+  analysed: AnalysedQuery;
+  docs: Map<string, VisibleDoc>;
 }
 
 interface Outcome {
@@ -117,9 +127,16 @@ export class SearchService {
     };
   }
 
-  private async run(ctx: SearchContext, req: SearchRequest, opts: { inDoc: boolean }, tier: RetrievalTier): Promise<Outcome> {
+  /**
+   * The standard tier's ranking of one request, before thresholds, reranking and expansion: scope,
+   * analysis, retrieval, visibility and stages/standard-rank.ts. Used by run() and by the scripts that fit
+   * the relevance model on exactly what the service scores (bench/fit-relevance.ts).
+   * @returns scored regions best first (empty when the scope matches nothing), the query statistics as
+   *          scored, the query analysis and the visible documents of the candidates
+   * @throws AppError document_not_found (404) when doc_filter names no visible document
+   */
+  async rank(ctx: SearchContext, req: SearchRequest): Promise<Ranked> {
     const { cp, index, embedder } = this.deps;
-    if (opts.inDoc && !req.doc_filter) throw new AppError('validation_failed', 'body.doc_filter: must be a non-empty document id for searchInDoc.', { field: 'body.doc_filter' });
     await initAnalysis();
     const scope = await resolveScope(cp, ctx.projectId, req, this.deps.attributes, this.deleting);
     let analysed = analyseQuery(req.query, null);
@@ -127,10 +144,7 @@ export class SearchService {
       const fallback = await this.fallbackLanguage(ctx.projectId);
       if (fallback) analysed = analyseQuery(req.query, fallback);
     }
-    let mode = tier;
-    const empty = (): Outcome => ({ hits: [], dropped: 0, detectedLang: analysed.detectedLang, mode });
-    if (scope.matchNothing) return empty();
-
+    if (scope.matchNothing) return { regions: [], stats: null, analysed, docs: new Map() };
     const vector = await embedder.embedQuery(req.query);
     const [got, chunkCount] = await Promise.all([
       retrieve(index, ctx.namespace, { vector, terms: analysed.terms }, scope.filter),
@@ -141,8 +155,19 @@ export class SearchService {
     const vecHits = keep(got.vector);
     const bm25Hits = keep(got.bm25);
     // A BM25 list shorter than the limit returned every lexical match: absent chunks have BM25 0.
-    const stats = queryStats(vecHits, bm25Hits, (got.bm25?.length ?? 0) < got.limit, analysed.termCount, chunkCount);
-    let regions = rankStandard(vecHits, bm25Hits, stats, { anchor: denseCoverageOk(embedder, req.query) });
+    const base = queryStats(vecHits, bm25Hits, (got.bm25?.length ?? 0) < got.limit, analysed.termCount, chunkCount);
+    const { regions, stats } = rankStandard(vecHits, bm25Hits, base, { anchor: denseCoverageOk(embedder, req.query), groups: analysed.groups });
+    return { regions, stats, analysed, docs };
+  }
+
+  private async run(ctx: SearchContext, req: SearchRequest, opts: { inDoc: boolean }, tier: RetrievalTier): Promise<Outcome> {
+    const { index } = this.deps;
+    if (opts.inDoc && !req.doc_filter) throw new AppError('validation_failed', 'body.doc_filter: must be a non-empty document id for searchInDoc.', { field: 'body.doc_filter' });
+    const { regions: ranked, stats, analysed, docs } = await this.rank(ctx, req);
+    let mode = tier;
+    const empty = (): Outcome => ({ hits: [], dropped: 0, detectedLang: analysed.detectedLang, mode });
+    if (!stats) return empty();
+    let regions = ranked;
     const rr = this.deps.reranker;
     if (mode === 'advanced' && rr) {
       try {
@@ -191,8 +216,10 @@ export class SearchService {
       const region = passing[a.index];
       let chunks = variantChunks(region, a.variant);
       if (a.truncateTo !== undefined) chunks = truncateChunks(chunks, a.truncateTo);
-      return { region, doc: docs.get(region.docId)!, chunks };
+      return { region, doc: docs.get(region.docId)!, chunks, docId: region.docId, whole: a.variant === 'expanded' && a.truncateTo === undefined };
     });
+    // Few strong hits leave the budget unused: widen them within their documents (stages/widen.ts).
+    await widenHits(index, ctx.namespace, hits.filter((h) => h.whole), result.tokens, budget.target, tightness);
     return { hits, dropped: passing.length - result.admitted.length, detectedLang: analysed.detectedLang, mode };
   }
 

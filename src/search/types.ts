@@ -99,6 +99,10 @@ export interface FusedChunk {
   vector: Float32Array | null;
   /** Cosine to the lexical anchor (stages/anchor.ts); null before that stage or when undefined. */
   anchor: number | null;
+  /** The chunk's analysed terms as stored (space-separated); null when the engine returned none. */
+  tokens: string | null;
+  /** IDF-weighted query-term coverage 0..1 (stages/coverage.ts); null before that stage or without tokens. */
+  coverage: number | null;
 }
 
 /**
@@ -116,6 +120,8 @@ export interface Region {
   fusedRank: number;
   /** Highest lexical-anchor cosine of the members (stages/anchor.ts); null when no member has one. */
   anchor: number | null;
+  /** Highest query-term coverage of the members (stages/coverage.ts); null when no member has one. */
+  coverage: number | null;
   /** Relevance probability 0..1 (stages/score.ts). */
   score: number;
   /** Content chunks ordered by chunk_index (core only before expansion). */
@@ -124,8 +130,17 @@ export interface Region {
 
 /** Query-level statistics the scoring features are normalised by. */
 export interface QueryStats {
-  /** Distinct analysed query terms. */
+  /** Distinct analysed query words (stopwords excluded). */
   termCount: number;
+  /** Query words that occur in at least one candidate (stages/coverage.ts); termCount when unknown. */
+  matchable: number;
+  /**
+   * Whether the query's embedding means anything (standard-rank.ts denseCoverageOk); when false the
+   * cosine features are 0 and `dense_off` is 1. Absent = true.
+   */
+  denseOk?: boolean;
+  /** Highest query-term coverage among the candidates (stages/coverage.ts); absent = 0. */
+  maxCoverage?: number;
   /** Chunks in the namespace (the N of BM25's IDF), ≥ 1. */
   chunkCount: number;
   /** Highest BM25 in the BM25 list (0 when empty). */

@@ -119,7 +119,7 @@ function columnData(field: Field, rows: ChunkRecord[], n: number) {
  * `vector` column when the query selected it) out of a query result. Column access is by name; absent
  * score columns yield NaN.
  */
-export function arrowToChunks(table: ArrowTable, scoreColumn?: string): Array<{ chunk: StoredChunk; raw: number; vector?: Float32Array }> {
+export function arrowToChunks(table: ArrowTable, scoreColumn?: string): Array<{ chunk: StoredChunk; raw: number; vector?: Float32Array; tokens?: string }> {
   if (table.numRows === 0) return []; // LanceDB may return an empty table without the projected schema
   const col = (name: string) => {
     const c = table.getChild(name);
@@ -138,7 +138,8 @@ export function arrowToChunks(table: ArrowTable, scoreColumn?: string): Array<{ 
   const tokenCount = col('token_count');
   const score = scoreColumn ? table.getChild(scoreColumn) : null;
   const vectors = table.getChild('vector');
-  const out: Array<{ chunk: StoredChunk; raw: number; vector?: Float32Array }> = [];
+  const lexical = table.getChild('tokens');
+  const out: Array<{ chunk: StoredChunk; raw: number; vector?: Float32Array; tokens?: string }> = [];
   for (let i = 0; i < table.numRows; i++) {
     out.push({
       chunk: {
@@ -155,6 +156,7 @@ export function arrowToChunks(table: ArrowTable, scoreColumn?: string): Array<{ 
       },
       raw: score ? Number(score.get(i)) : Number.NaN,
       ...(vectors ? { vector: readVector(vectors.get(i)) } : {}),
+      ...(lexical ? { tokens: lexical.get(i) as string } : {}),
     });
   }
   return out;

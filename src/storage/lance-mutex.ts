@@ -24,3 +24,32 @@ export class KeyedMutex {
     }
   }
 }
+
+/**
+ * Coalesces a per-key refresh: a caller waits for a run of `fn` that STARTED after its call, and callers
+ * that arrive while one run is in progress share the single next run (group commit). At most one run per
+ * key is in progress and at most one is queued.
+ */
+export class KeyedCoalescer {
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly queued = new Map<string, Promise<void>>();
+
+  /** Resolve once a run of `fn` that began after this call has finished (rejects with its error). */
+  run(key: string, fn: () => Promise<void>): Promise<void> {
+    const waiting = this.queued.get(key);
+    if (waiting) return waiting;
+    const start = (): Promise<void> => {
+      const p = fn().finally(() => { if (this.running.get(key) === p) this.running.delete(key); });
+      this.running.set(key, p);
+      return p;
+    };
+    const current = this.running.get(key);
+    if (!current) return start();
+    const next = current.catch(() => undefined).then(() => {
+      this.queued.delete(key);
+      return start();
+    });
+    this.queued.set(key, next);
+    return next;
+  }
+}

@@ -86,6 +86,11 @@ export interface IndexHit {
    * search/stages/anchor.ts compares hits with the best BM25 hit in embedding space). Absent from other reads.
    */
   vector?: Float32Array;
+  /**
+   * The chunk's analysed BM25 terms (space-separated), returned by vectorSearch and bm25Search: the
+   * query-term coverage feature of search/stages/coverage.ts reads them. Absent from other reads.
+   */
+  tokens?: string;
 }
 
 /** Embedding model an index was built with; a mismatch is refused (DESIGN.md §3). */
@@ -107,6 +112,12 @@ export interface NamespaceIndex {
   deleteByJob(namespace: string, jobId: string): Promise<number>;
   /** Top-`limit` chunks by cosine similarity to `vector`, after `filter`. */
   vectorSearch(namespace: string, vector: Float32Array, limit: number, filter?: ChunkFilter): Promise<IndexHit[]>;
+  /**
+   * Fold every row written so far into the lexical (BM25) index, so they are scored with the same
+   * statistics as the rest (issue 11 "done means searchable"). Concurrent callers share one refresh
+   * that started after their call. A namespace without a table is a no-op.
+   */
+  refreshLexical(namespace: string): Promise<void>;
   /** Top-`limit` chunks by BM25 over the analysed-token column, after `filter`. */
   bm25Search(namespace: string, queryTokens: string[], limit: number, filter?: ChunkFilter): Promise<IndexHit[]>;
   /** All chunks of one document whose chunk_index is in [from, to] (inclusive), ordered by chunk_index. */

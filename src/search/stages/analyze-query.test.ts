@@ -28,3 +28,17 @@ test('an undetectable short query reports null and stems with the fallback langu
 test('a query with no word characters has no terms', () => {
   assert.deepEqual(analyseQuery('?!', 'en').terms, []);
 });
+
+test('stopwords of the query language and of English are not query terms, unless nothing else remains', () => {
+  const q = analyseQuery('What is the capital expenditure of the company in 2018?', 'en');
+  assert.ok(!q.terms.includes('what') && !q.terms.includes('the') && !q.terms.includes('is'));
+  assert.ok(q.terms.includes('capit') || q.terms.includes('capital'));
+  assert.ok(q.terms.includes('2018'));
+  assert.equal(q.termCount, q.groups.length);
+  assert.deepEqual(analyseQuery('what is the', 'en').terms.length > 0, true);
+});
+
+test('each query word is one group of its stemmed and unstemmed forms', () => {
+  const q = analyseQuery('ducks swimming', 'en');
+  assert.deepEqual(q.groups, [['duck', 'ducks'], ['swim', 'swimming']]);
+});

@@ -52,6 +52,6 @@ test('the anchor is skipped for a query the embedder covers poorly', async () =>
   assert.equal(denseCoverageOk({}, 'q'), true, 'embedders without a coverage method: keep');
   const bm25 = [hit('a', 0, 9, [1, 0]), hit('b', 0, 8, [1, 0])];
   const stats = queryStats(null, bm25, true, 2, 100);
-  assert.deepEqual(rankStandard(null, bm25, stats).map((r) => r.anchor), [1, 1]);
-  assert.deepEqual(rankStandard(null, bm25, stats, { anchor: false }).map((r) => r.anchor), [null, null]);
+  assert.deepEqual(rankStandard(null, bm25, stats).regions.map((r) => r.anchor), [1, 1]);
+  assert.deepEqual(rankStandard(null, bm25, stats, { anchor: false }).regions.map((r) => r.anchor), [null, null]);
 });

@@ -32,8 +32,18 @@ export function planExpansion(core: { from: number; to: number }, chunkset: Stor
     if (c.chunk_index >= core.from && c.chunk_index <= core.to) coreTokens += c.token_count;
   }
   const allowance = tightness >= 1 ? Number.POSITIVE_INFINITY : tightness * Math.max(0, total - coreTokens);
-  let { from, to } = core;
-  let used = 0;
+  const { from, to } = growAlternately(core, byIndex, claimed, allowance);
+  return { from, to };
+}
+
+/**
+ * Grow a chunk range by neighbours alternately after then before, nearest first, while the added tokens
+ * stay within `allowance`; a side stops at a missing or claimed chunk (shared by expansion and widen.ts).
+ * @returns the grown range and the tokens added (stored per-chunk token_count)
+ */
+export function growAlternately(range: { from: number; to: number }, byIndex: Map<number, StoredChunk>, claimed: Set<number>, allowance: number): { from: number; to: number; added: number } {
+  let { from, to } = range;
+  let added = 0;
   let openAfter = true;
   let openBefore = true;
   while (openAfter || openBefore) {
@@ -41,17 +51,17 @@ export function planExpansion(core: { from: number; to: number }, chunkset: Stor
       if (side === 'after' ? !openAfter : !openBefore) continue;
       const next = side === 'after' ? to + 1 : from - 1;
       const c = byIndex.get(next);
-      if (!c || claimed.has(next) || used + c.token_count > allowance) {
+      if (!c || claimed.has(next) || added + c.token_count > allowance) {
         if (side === 'after') openAfter = false;
         else openBefore = false;
         continue;
       }
-      used += c.token_count;
+      added += c.token_count;
       if (side === 'after') to = next;
       else from = next;
     }
   }
-  return { from, to };
+  return { from, to, added };
 }
 
 /**

@@ -47,7 +47,7 @@ test('duplicate rows in a list keep their best rank only', () => {
 test('queryStats: maxima, floors and BM25 completeness', () => {
   const v = hits([['a', 0], ['b', 0]], [0.9, 0.4]);
   const b = hits([['a', 0], ['c', 0]], [10, 2]);
-  assert.deepEqual(queryStats(v, b, true, 3, 50), { termCount: 3, chunkCount: 50, maxBm25: 10, maxAnn: 0.9, annFloor: 0.4, bm25Floor: 0 });
+  assert.deepEqual(queryStats(v, b, true, 3, 50), { termCount: 3, matchable: 3, chunkCount: 50, maxBm25: 10, maxAnn: 0.9, annFloor: 0.4, bm25Floor: 0 });
   assert.equal(queryStats(v, b, false, 3, 50).bm25Floor, 2);
-  assert.deepEqual(queryStats(null, null, true, 0, 0), { termCount: 0, chunkCount: 1, maxBm25: 0, maxAnn: null, annFloor: null, bm25Floor: 0 });
+  assert.deepEqual(queryStats(null, null, true, 0, 0), { termCount: 0, matchable: 0, chunkCount: 1, maxBm25: 0, maxAnn: null, annFloor: null, bm25Floor: 0 });
 });

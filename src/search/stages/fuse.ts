@@ -20,10 +20,11 @@ export function fuseRrf(vector: IndexHit[] | null, bm25: IndexHit[] | null, k = 
   const entry = (h: IndexHit): FusedChunk => {
     let e = byId.get(h.chunk.id);
     if (!e) {
-      e = { chunk: h.chunk, ann: null, bm25: null, annRank: null, bm25Rank: null, rrf: 0, vector: null, anchor: null };
+      e = { chunk: h.chunk, ann: null, bm25: null, annRank: null, bm25Rank: null, rrf: 0, vector: null, anchor: null, tokens: null, coverage: null };
       byId.set(h.chunk.id, e);
     }
     if (!e.vector && h.vector) e.vector = h.vector;
+    if (e.tokens === null && h.tokens !== undefined) e.tokens = h.tokens;
     return e;
   };
   (vector ?? []).forEach((h, i) => {
@@ -59,6 +60,7 @@ export function queryStats(vector: IndexHit[] | null, bm25: IndexHit[] | null, b
   const b = bm25 ?? [];
   return {
     termCount,
+    matchable: termCount,
     chunkCount: Math.max(1, chunkCount),
     maxBm25: b.length ? Math.max(...b.map((h) => h.score)) : 0,
     maxAnn: v.length ? Math.max(...v.map((h) => h.score)) : null,

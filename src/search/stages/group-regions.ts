@@ -68,6 +68,7 @@ function makeRegion(members: FusedChunk[], rankOf: Map<FusedChunk, number>): Reg
     signals,
     fusedRank: Math.min(...members.map((m) => rankOf.get(m) ?? Number.MAX_SAFE_INTEGER)),
     anchor: maxOf(members.map((m) => m.anchor)),
+    coverage: maxOf(members.map((m) => m.coverage)),
     score: 0,
     chunks: members.map((m) => m.chunk),
   };

@@ -1,29 +1,36 @@
-// Coefficients of the relevance model (DESIGN.md §5 "Relevance score"): a logistic regression over the
-// fused per-signal features of a hit, so `score` reads as the probability that the hit is relevant and
-// `min_relevance` = 0.3 drops what is probably irrelevant. This file is the one place the constants live.
+// Coefficients of the relevance model (DESIGN.md §5 "Relevance score"): a logistic regression over
+// absolute per-hit features (stages/score.ts), so `score` reads as the probability that the hit is
+// relevant and `min_relevance` = 0.3 drops what is probably irrelevant — the same meaning in a namespace
+// of one document or of 100k chunks, for a short or a verbose question, in any language (issue 11).
+// This file is the one place the constants live.
 //
-// PROVENANCE: fitted by `npx tsx bench/fit-relevance.ts` (Newton's method, L2 = 1) on BEIR SciFact
-// TRAIN qrels only (809 queries, 142 090 candidates from the real stages of stages/standard-rank.ts over
-// the 5 183-document corpus in LanceDB, 866 relevant), with the builtin GloVe-SIF embedder. anchor_cos
-// joined the five earlier features because it raises 5-fold cross-validated train nDCG@10 from 0.7034 to
-// 0.7081 (bench/fusion-study.ts). Train calibration: predicted 0.3–0.4 → observed 0.39, 0.4–0.5 → 0.42,
-// 0.5–0.6 → 0.57, 0.6–0.7 → 0.78 (train nDCG@10 by score 0.708 vs 0.512 by RRF order); a 71-document
-// namespace keeps 71 % of relevant candidates above 0.3 (0.25 % of irrelevant ones). Re-run the script
-// (and paste its output here) whenever the embedder, the analyser or a feature definition changes: the
-// weights belong to that combination.
+// PROVENANCE: fitted by `npx tsx bench/fit-relevance.ts --collect` (Newton's method, L2 = 1, each query
+// and each kind of data weighted equally) on TRAINING splits only: SciFact train claims in namespaces of
+// 5 183, rel+100 and rel+10 abstracts; XQuAD questions of the even-numbered articles in 12 languages over
+// namespaces of 1, 10 and 240 paragraphs and of multi-paragraph article documents; every question asked
+// plain and wrapped in an instruction (bench/lib/train-sets.ts, templates distinct from the evaluation's).
+// 168 487 candidates of 3 887 queries, 3 948 relevant. Calibration on those rows (predicted → observed):
+// 0.2–0.3 → 0.20, 0.3–0.4 → 0.26, 0.4–0.5 → 0.36, 0.5–0.6 → 0.44, 0.7–0.8 → 0.66, 0.9–1.0 → 0.90.
+// Relative features (BM25 / best BM25, cosine − best cosine) and query-level maxima were tried and are
+// NOT used: they rank SciFact slightly better but make scores winner-take-all (a second relevant passage
+// scored 0.0047 behind a first one at 0.87); query-level maxima fitted negative weights, i.e. the same
+// effect by another door. Re-run the script (and paste its output here) whenever the embedder, the
+// analyser or a feature definition changes: the weights belong to that combination.
+import type { RelevanceFeatures } from './score.ts';
 
-/** Feature names, in the order of `RELEVANCE_MODEL.weights`. See stages/score.ts for definitions. */
-export const RELEVANCE_FEATURES = ['cos', 'cos_gap', 'bm25_rel', 'bm25_per_term', 'rrf', 'anchor_cos'] as const;
+/** Feature names of the shipped model, in the order of `RELEVANCE_MODEL.weights`. See stages/score.ts. */
+export const RELEVANCE_FEATURES = ['cov', 'bm25_pm', 'cos', 'dense_off', 'rrf', 'anchor_cos'] as const;
 
 export interface RelevanceModel {
   intercept: number;
-  weights: Record<(typeof RELEVANCE_FEATURES)[number], number>;
+  /** Weight per feature name of stages/score.ts RelevanceFeatures; features not named weigh 0. */
+  weights: Partial<Record<keyof RelevanceFeatures, number>>;
   /** Where the numbers come from (data set, split, examples, date). */
   source: string;
 }
 
 export const RELEVANCE_MODEL: RelevanceModel = {
-  intercept: -13.4901,
-  weights: { cos: -1.0226, cos_gap: 1.4412, bm25_rel: 6.7412, bm25_per_term: 5.6302, rrf: 1.7496, anchor_cos: 4.3812 },
-  source: 'logistic regression on BEIR SciFact train qrels (809 queries, 142090 candidates, 866 relevant), builtin embedder + LanceDB BM25, bench/fit-relevance.ts, 2026-11-21',
+  intercept: -8.1706,
+  weights: { cov: 6.1307, bm25_pm: 4.993, cos: -0.266, dense_off: 1.2869, rrf: 1.7126, anchor_cos: 1.2031 },
+  source: 'logistic regression on training splits (scifact n=5183, scifact n=rel+10, scifact n=rel+100, xquad long, xquad n=1, xquad n=10, xquad n=240; 168487 candidates of 3887 queries, 3948 relevant), builtin embedder + LanceDB BM25, bench/fit-relevance.ts, 2026-11-24',
 };

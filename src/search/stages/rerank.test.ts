@@ -5,7 +5,7 @@ import type { StoredChunk } from '../../storage/namespace-index.ts';
 import type { QueryStats, Region } from '../types.ts';
 import { advancedScore, DEFAULT_RERANK_CALIBRATION, rerankCandidate, rerankRegions } from './rerank.ts';
 
-const stats: QueryStats = { termCount: 3, chunkCount: 500, maxBm25: 12, maxAnn: 0.8, annFloor: 0.2, bm25Floor: 0 };
+const stats: QueryStats = { termCount: 3, matchable: 3, chunkCount: 500, maxBm25: 12, maxAnn: 0.8, annFloor: 0.2, bm25Floor: 0 };
 
 const chunk = (docId: string, i: number, content: string, heading = 'Doc > Section'): StoredChunk => ({
   id: `${docId}:${i}`, doc_id: docId, source_job_id: 'j', chunk_index: i, chunkset_index: 0, page_start: 1, page_end: 1,
@@ -13,7 +13,7 @@ const chunk = (docId: string, i: number, content: string, heading = 'Doc > Secti
 });
 
 const region = (docId: string, score: number, fusedRank: number, content = `text of ${docId}`): Region => ({
-  docId, chunksetIndex: 0, from: 0, to: 1, members: [], fusedRank, score, anchor: null,
+  docId, chunksetIndex: 0, from: 0, to: 1, members: [], fusedRank, score, anchor: null, coverage: null,
   chunks: [chunk(docId, 1, `${content} (second)`), chunk(docId, 0, content)],
   signals: { ann: 0.5, bm25: 6, rrf: 1 / 61, reranker: null },
 });
@@ -46,7 +46,7 @@ test('candidate: chunks in document order, heading path as title, first-stage fe
   assert.equal(c.title, 'Doc > Section');
   assert.equal(c.text, 'alpha\n\nalpha (second)');
   assert.equal(c.first.score, 0.4);
-  assert.deepEqual(Object.keys(c.first.features).sort(), ['anchor_cos', 'bm25_per_term', 'bm25_rel', 'cos', 'cos_gap', 'rrf']);
+  for (const k of ['cov', 'bm25_pm', 'bm25_per_term', 'cos', 'rrf', 'anchor_cos']) assert.ok(k in c.first.features, k);
   const bare = region('d2', 0.4, 1);
   bare.chunks = bare.chunks.map((ch) => ({ ...ch, heading_path: '' }));
   assert.equal(rerankCandidate(bare, stats, 'Fallback').title, 'Fallback');

@@ -4,47 +4,50 @@ import type { QueryStats, Region } from '../types.ts';
 import { RRF_K } from './fuse.ts';
 import { applyThresholds, idfMax, relevanceFeatures, relevanceProbability, scoreRegions } from './score.ts';
 
-const stats: QueryStats = { termCount: 4, chunkCount: 1000, maxBm25: 20, maxAnn: 0.9, annFloor: 0.3, bm25Floor: 0 };
+const stats: QueryStats = { termCount: 4, matchable: 4, chunkCount: 1000, maxBm25: 20, maxAnn: 0.9, annFloor: 0.3, bm25Floor: 0 };
 const top = 2 / (RRF_K + 1);
 
 test('features: imputation of missing signals and normalisation', () => {
-  const f = relevanceFeatures({ ann: null, bm25: 10, rrf: top, anchor: 0.7 }, stats);
+  const f = relevanceFeatures({ ann: null, bm25: 10, rrf: top, anchor: 0.7, coverage: 0.6 }, { ...stats, matchable: 2 });
   assert.equal(f.cos, 0.3);
-  assert.ok(Math.abs(f.cos_gap - -0.6) < 1e-12);
   assert.ok(Math.abs(f.rrf - 1) < 1e-12);
-  assert.equal(f.bm25_rel, 0.5);
   assert.equal(f.bm25_per_term, 10 / (4 * idfMax(1000)));
+  assert.equal(f.bm25_pm, 10 / (2 * idfMax(1000)), 'normalised by the words that can match at all');
   assert.ok(Math.abs(idfMax(1000) - Math.log(1 + 999.5 / 1.5)) < 1e-12);
   assert.equal(f.anchor_cos, 0.7);
-  const none = relevanceFeatures({ ann: 0.5, bm25: null, rrf: 0, anchor: null }, { termCount: 0, chunkCount: 1, maxBm25: 0, maxAnn: null, annFloor: null, bm25Floor: 0 });
-  assert.deepEqual(none, { cos: 0.5, cos_gap: 0, bm25_rel: 0, bm25_per_term: 0, rrf: 0, anchor_cos: 0 });
+  assert.equal(f.cov, 0.6);
+  assert.equal(f.dense_off, 0);
+  const none = relevanceFeatures({ ann: 0.5, bm25: null, rrf: 0, anchor: null, coverage: null }, { termCount: 0, matchable: 0, chunkCount: 1, maxBm25: 0, maxAnn: null, annFloor: null, bm25Floor: 0, denseOk: false });
+  assert.equal(none.cos, 0, 'an unreliable query embedding contributes no cosine');
+  assert.equal(none.dense_off, 1);
+  assert.equal(none.cov, 0);
+  assert.equal(none.bm25_pm, 0);
 });
 
 test('a clear match scores at least 0.5, unrelated text below 0.3', () => {
-  // Every query term matched with a typical tf-saturated weight (≈ 0.6 · idf_max per term): the best BM25
-  // hit, hence its own lexical anchor (cosine 1).
-  const clear = relevanceProbability(relevanceFeatures({ ann: 0.9, bm25: 4 * 0.6 * idfMax(1000), rrf: top, anchor: 1 }, { ...stats, maxBm25: 4 * 0.6 * idfMax(1000) }));
-  const unrelated = relevanceProbability(relevanceFeatures({ ann: 0.35, bm25: null, rrf: 1 / (RRF_K + 80), anchor: 0.4 }, stats));
+  const clear = relevanceProbability(relevanceFeatures({ ann: 0.9, bm25: 4 * 0.6 * idfMax(1000), rrf: top, anchor: 1, coverage: 1 }, stats));
+  const unrelated = relevanceProbability(relevanceFeatures({ ann: 0.35, bm25: null, rrf: 1 / (RRF_K + 80), anchor: 0.4, coverage: 0.1 }, stats));
   assert.ok(clear >= 0.5, `clear match ${clear}`);
   assert.ok(unrelated < 0.3, `unrelated ${unrelated}`);
 });
 
-test('score rises with every signal', () => {
-  const base = { ann: 0.6, bm25: 5, rrf: 1 / 70, anchor: 0.5 };
+test('score rises with coverage, BM25 and rank, and does not depend on the best hit', () => {
+  const base = { ann: 0.6, bm25: 5, rrf: 1 / 70, anchor: 0.5, coverage: 0.5 };
   const p = relevanceProbability(relevanceFeatures(base, stats));
-  assert.ok(relevanceProbability(relevanceFeatures({ ...base, ann: 0.8 }, stats)) > p);
+  assert.ok(relevanceProbability(relevanceFeatures({ ...base, coverage: 0.9 }, stats)) > p);
   assert.ok(relevanceProbability(relevanceFeatures({ ...base, bm25: 15 }, stats)) > p);
   assert.ok(relevanceProbability(relevanceFeatures({ ...base, rrf: 1 / 62 }, stats)) > p);
-  assert.ok(relevanceProbability(relevanceFeatures({ ...base, anchor: 0.9 }, stats)) > p);
+  // A second relevant passage is not pushed down because a stronger one exists (issue 11).
+  assert.equal(relevanceProbability(relevanceFeatures(base, { ...stats, maxBm25: 200, maxAnn: 0.99 })), p);
 });
 
 const reg = (docId: string, score: number, fusedRank = 1): Region => ({
-  docId, chunksetIndex: 0, from: 0, to: 0, members: [], fusedRank, score, chunks: [], anchor: null,
+  docId, chunksetIndex: 0, from: 0, to: 0, members: [], fusedRank, score, chunks: [], anchor: null, coverage: null,
   signals: { ann: null, bm25: null, rrf: 0, reranker: null },
 });
 
 test('scoreRegions orders by score, ties by fused rank, and stays within 0..1', () => {
-  const a = { ...reg('a', 0, 2), anchor: 1, signals: { ann: 0.9, bm25: 20, rrf: top, reranker: null } };
+  const a = { ...reg('a', 0, 2), anchor: 1, coverage: 1, signals: { ann: 0.9, bm25: 20, rrf: top, reranker: null } };
   const b = { ...reg('b', 0, 1), signals: { ann: 0.4, bm25: null, rrf: 1 / 90, reranker: null } };
   const out = scoreRegions([b, a], stats);
   assert.deepEqual(out.map((r) => r.docId), ['a', 'b']);

@@ -21,37 +21,57 @@ import { RRF_K } from './fuse.ts';
 import { RELEVANCE_MODEL, type RelevanceModel } from './relevance-model.ts';
 import { isBibliographyRegion } from './section-prior.ts';
 
-export type RelevanceFeatures = RelevanceModel['weights'];
+/** Every feature a relevance model may weight (a model uses a subset; see relevance-model.ts). */
+export interface RelevanceFeatures {
+  cos: number;
+  cos_gap: number;
+  bm25_rel: number;
+  bm25_per_term: number;
+  bm25_pm: number;
+  cov: number;
+  rrf: number;
+  anchor_cos: number;
+  dense_off: number;
+  q_cov_max: number;
+  q_bm25_max: number;
+}
 
-/** What the features of a hit are computed from: its raw signals and its lexical-anchor cosine. */
+/** What the features of a hit are computed from: its raw signals, anchor cosine and term coverage. */
 export interface FeatureInput {
   ann: number | null;
   bm25: number | null;
   rrf: number;
   anchor: number | null;
+  coverage: number | null;
 }
 
 /**
  * Feature vector of a hit (definitions in the file header).
- * @param hit   the hit's cosine to the query (ann), BM25, RRF value and cosine to the lexical anchor
- * @param stats query-level statistics from fuse.ts queryStats()
+ * @param hit   the hit's cosine to the query (ann), BM25, RRF value, cosine to the lexical anchor, coverage
+ * @param stats query-level statistics from fuse.ts queryStats() (matchable, denseOk set by standard-rank.ts)
  */
 export function relevanceFeatures(hit: FeatureInput, stats: QueryStats): RelevanceFeatures {
-  const cos = hit.ann ?? stats.annFloor ?? 0;
-  const bm25 = hit.bm25 ?? stats.bm25Floor;
+  const dense = stats.denseOk !== false;
+  const cos = dense ? hit.ann ?? stats.annFloor ?? 0 : 0;
+  const bm25 = Math.max(0, hit.bm25 ?? stats.bm25Floor);
   return {
     cos,
-    cos_gap: stats.maxAnn === null ? 0 : Math.min(0, cos - stats.maxAnn),
+    cos_gap: !dense || stats.maxAnn === null ? 0 : Math.min(0, cos - stats.maxAnn),
     bm25_rel: stats.maxBm25 > 0 ? Math.min(1, bm25 / stats.maxBm25) : 0,
-    bm25_per_term: Math.max(0, bm25) / (Math.max(1, stats.termCount) * idfMax(stats.chunkCount)),
+    bm25_per_term: bm25 / (Math.max(1, stats.termCount) * idfMax(stats.chunkCount)),
+    bm25_pm: bm25 / (Math.max(1, stats.matchable) * idfMax(stats.chunkCount)),
+    cov: hit.coverage ?? 0,
     rrf: (hit.rrf * (RRF_K + 1)) / 2,
     anchor_cos: hit.anchor ?? 0,
+    dense_off: dense ? 0 : 1,
+    q_cov_max: stats.maxCoverage ?? 0,
+    q_bm25_max: Math.max(0, stats.maxBm25) / (Math.max(1, stats.matchable) * idfMax(stats.chunkCount)),
   };
 }
 
-/** The feature input of a region: its signals plus its anchor cosine. */
+/** The feature input of a region: its signals plus its anchor cosine and coverage. */
 export function regionInput(r: Region): FeatureInput {
-  return { ann: r.signals.ann, bm25: r.signals.bm25, rrf: r.signals.rrf, anchor: r.anchor };
+  return { ann: r.signals.ann, bm25: r.signals.bm25, rrf: r.signals.rrf, anchor: r.anchor, coverage: r.coverage };
 }
 
 /** BM25 IDF (Robertson–Spärck Jones with +1, as Lucene/tantivy) of a term occurring in 1 of N chunks. */
@@ -62,7 +82,7 @@ export function idfMax(chunkCount: number): number {
 /** Logistic relevance probability of a feature vector under `model`; `offset` is added to the log-odds (a prior). */
 export function relevanceProbability(f: RelevanceFeatures, model: RelevanceModel = RELEVANCE_MODEL, offset = 0): number {
   let z = model.intercept + offset;
-  for (const [name, w] of Object.entries(model.weights) as Array<[keyof RelevanceFeatures, number]>) z += w * f[name];
+  for (const [name, w] of Object.entries(model.weights) as Array<[keyof RelevanceFeatures, number]>) z += w * (f[name] ?? 0);
   return 1 / (1 + Math.exp(-z));
 }
 

@@ -30,7 +30,7 @@ test('a reference list is neither the lexical anchor nor ranked above the passag
   const fused = withAnchorSimilarity(fuseRrf([{ ...body, score: 0.7 }, { ...bib, score: 0.6 }], [bib, body]), [bib, body]);
   assert.equal(fused.find((f) => f.chunk.id === 'd:1')!.anchor, 1, 'the abstract is the anchor');
   const vector = [{ ...body, score: 0.7 }, { ...bib, score: 0.6 }];
-  const ranked = rankStandard(vector, [bib, body], queryStats(vector, [bib, body], true, 4, 100));
+  const ranked = rankStandard(vector, [bib, body], queryStats(vector, [bib, body], true, 4, 100)).regions;
   assert.deepEqual(ranked.map((r) => r.from), [1, 9]);
   assert.ok(isBibliographyRegion(ranked[1]) && !isBibliographyRegion(ranked[0]));
 });

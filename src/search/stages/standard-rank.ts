@@ -5,6 +5,7 @@
 import type { IndexHit } from '../../storage/namespace-index.ts';
 import type { QueryStats, Region } from '../types.ts';
 import { withAnchorSimilarity } from './anchor.ts';
+import { withCoverage } from './coverage.ts';
 import { fuseRrf } from './fuse.ts';
 import { groupRegions } from './group-regions.ts';
 import { scoreRegions } from './score.ts';
@@ -13,12 +14,19 @@ import { scoreRegions } from './score.ts';
  * Rank the candidates of one query.
  * @param vector vector hits best first (visible documents only), or null when vector search did not run
  * @param bm25   BM25 hits best first (visible documents only), or null
- * @param stats  query statistics (fuse.ts queryStats) of the same lists
- * @param opts.anchor false to skip the lexical anchor (every hit's anchor_cos 0): see denseCoverageOk
- * @returns scored regions, best first (score.ts scoreRegions order)
+ * @param stats  query statistics (fuse.ts queryStats) of the same lists; `matchable` and `denseOk` are set here
+ * @param opts.anchor false when the query embedding is unreliable (denseCoverageOk): no lexical anchor
+ *                    (every hit's anchor_cos 0) and no cosine features (dense_off = 1)
+ * @param opts.groups the query's word groups (analyze-query.ts) for the coverage feature; absent = none
+ * @returns scored regions, best first (score.ts scoreRegions order), and the statistics they were scored
+ *          with (later stages such as the reranker compute features from the same)
  */
-export function rankStandard(vector: IndexHit[] | null, bm25: IndexHit[] | null, stats: QueryStats, opts: { anchor?: boolean } = {}): Region[] {
-  return scoreRegions(groupRegions(withAnchorSimilarity(fuseRrf(vector, bm25), opts.anchor === false ? null : bm25)), stats);
+export function rankStandard(vector: IndexHit[] | null, bm25: IndexHit[] | null, stats: QueryStats, opts: { anchor?: boolean; groups?: string[][] } = {}): { regions: Region[]; stats: QueryStats } {
+  const dense = opts.anchor !== false;
+  const { fused, matchable } = withCoverage(withAnchorSimilarity(fuseRrf(vector, bm25), dense ? bm25 : null), opts.groups ?? []);
+  const maxCoverage = fused.reduce((m, f) => Math.max(m, f.coverage ?? 0), 0);
+  const scored = { ...stats, matchable: opts.groups ? matchable : stats.matchable, denseOk: dense, maxCoverage };
+  return { regions: scoreRegions(groupRegions(fused), scored), stats: scored };
 }
 
 /** Least Embedder.coverage of the query for the lexical anchor to be used (a prior, see denseCoverageOk). */

@@ -1,0 +1,94 @@
+// The evaluation of docsearch's real output (issue 11): is the answer inside the prompt-ready context that
+// a DEFAULT request returns, and at what cost in tokens and milliseconds? Beside it nDCG@10 and recall@10
+// of the full ranking (document level), the reliability (calibration) of `score` per case, and the same
+// numbers for every question asked again in a verbose, instruction-wrapped form (answers-common.ts
+// verboseForm, a fixed documented rule). Sets (bench/lib/answers-sets.ts): FinanceBench (whole namespace
+// and searchInDoc), XQuAD as QA per language in namespaces of 1 and 10 paragraphs (test half of the
+// articles), SciFact test claims among 0, 10 and 1 000 other abstracts. FinanceBench is a test set only.
+// Prints a table and writes bench/results/answers.json. Usage:
+//   npm run bench:answers [-- --sets financebench,xquad,scifact] [-- --langs en,de] [-- --limit N]
+//                         [-- --sizes 1,10] [-- --no-verbose] [-- --calibration]
+import { initAnalysis } from '../src/analysis/analyzer.ts';
+import { mean, ndcgAt, recallAt, dedupe, writeResult } from './lib/beir.ts';
+import { startBenchApp } from './lib/bench-app.ts';
+import { ask, Calibration, round, verboseForm } from './lib/answers-common.ts';
+import { financebenchCases, scifactCases, xquadCases, type EvalCase } from './lib/answers-sets.ts';
+import { percentile } from './lib/quality.ts';
+
+const arg = (name: string, dflt: string) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : dflt;
+};
+const sets = arg('--sets', 'financebench,xquad,scifact').split(',');
+const langs = arg('--langs', 'ar,de,el,en,es,hi,ro,ru,th,tr,vi,zh').split(',');
+const limit = Number(arg('--limit', '100'));
+const sizes = arg('--sizes', '1,10').split(',').map(Number);
+const verbose = !process.argv.includes('--no-verbose');
+const showCalibration = process.argv.includes('--calibration');
+
+interface Row {
+  case: string;
+  form: 'plain' | 'verbose';
+  n: number;
+  in_context: number;
+  tokens: number;
+  p50_ms: number;
+  ndcg10: number;
+  recall10: number;
+  empty: number;
+}
+
+async function runCase(app: Awaited<ReturnType<typeof startBenchApp>>, c: EvalCase, form: 'plain' | 'verbose', calib: Calibration): Promise<Row> {
+  const ok: number[] = [], tokens: number[] = [], ms: number[] = [], ndcg: number[] = [], recall: number[] = [];
+  let empty = 0;
+  for (const [i, q] of c.questions.entries()) {
+    const text = form === 'plain' ? q.text : verboseForm(q.text, i);
+    const a = await ask(app, q.project, text, q.extra ?? {}, q.path);
+    const hit = q.inContext ? q.inContext(a.context) : a.admitted.some((h) => q.relevant(h));
+    ok.push(hit ? 1 : 0);
+    tokens.push(a.tokens);
+    ms.push(a.ms);
+    if (a.admitted.length === 0) empty++;
+    const relDocs = q.qrels;
+    // Document-level ranking; for FinanceBench-like page judgements a document counts when its hit is relevant.
+    const ranked = dedupe(a.ranking.filter((h) => q.relevant(h) || !relDocs.has(h.doc_id)).map((h) => h.doc_id));
+    ndcg.push(ndcgAt(10, ranked, relDocs));
+    recall.push(recallAt(10, ranked, relDocs));
+    for (const h of a.ranking) calib.add(h.score, q.relevant(h));
+  }
+  return {
+    case: c.name, form, n: c.questions.length, in_context: round(mean(ok)), tokens: Math.round(mean(tokens)),
+    p50_ms: round(percentile(ms, 50), 1), ndcg10: round(mean(ndcg)), recall10: round(mean(recall)), empty: round(empty / Math.max(1, c.questions.length)),
+  };
+}
+
+async function main(): Promise<void> {
+  await initAnalysis();
+  const app = await startBenchApp({ workers: sets.includes('financebench') });
+  const rows: Row[] = [];
+  const calibrations: Record<string, ReturnType<Calibration['rows']>> = {};
+  try {
+    const cases: EvalCase[] = [];
+    const t0 = performance.now();
+    if (sets.includes('financebench')) cases.push(...(await financebenchCases(app)));
+    if (sets.includes('xquad')) for (const l of langs) cases.push(...(await xquadCases(app, l, sizes, limit)));
+    if (sets.includes('scifact')) cases.push(...(await scifactCases(app, [0, 10, 1000], Math.min(limit, 100))));
+    console.error(`loaded ${cases.length} cases in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+    for (const c of cases) {
+      for (const form of verbose ? (['plain', 'verbose'] as const) : (['plain'] as const)) {
+        const calib = new Calibration();
+        const row = await runCase(app, c, form, calib);
+        rows.push(row);
+        calibrations[`${c.name} ${form}`] = calib.rows();
+        console.error(JSON.stringify(row));
+      }
+    }
+  } finally {
+    await app.close();
+  }
+  console.table(rows);
+  if (showCalibration) for (const [k, v] of Object.entries(calibrations)) { console.log(`calibration ${k}`); console.table(v); }
+  console.log(`results: ${writeResult('answers', { rows, calibrations, args: { sets, langs, limit, sizes, verbose } })}`);
+}
+
+await main();

@@ -1,0 +1,46 @@
+// Query-side stopwords (issue 11: "verbose questions analysed so that instruction boilerplate and
+// stopwords do not outweigh the content words"). Lists come from the `stopword` package (62 languages,
+// short curated lists: 108 English words such as "the", "is", "what", not content words). They are
+// analysed with the same analyser as documents, so the comparison is term-to-term (stemmed, folded).
+// Documents keep every word: the index is unchanged, only the query's BM25 terms and the coverage
+// normaliser (stages/coverage.ts) skip these terms.
+import { createRequire } from 'node:module';
+import { analyze } from './analyzer.ts';
+
+// CommonJS without type declarations: a record of ISO 639-3 code -> word list.
+const lists = createRequire(import.meta.url)('stopword') as Record<string, unknown>;
+
+/** ISO 639-1 -> the package's ISO 639-3 key, for the languages the analyser stems or segments. */
+const KEY_BY_LANG: Readonly<Record<string, string>> = {
+  af: 'afr', ar: 'ara', bg: 'bul', bn: 'ben', ca: 'cat', cs: 'ces', da: 'dan', de: 'deu', el: 'ell', en: 'eng',
+  es: 'spa', et: 'est', eu: 'eus', fa: 'fas', fi: 'fin', fr: 'fra', ga: 'gle', gl: 'glg', he: 'heb', hi: 'hin',
+  hr: 'hrv', hu: 'hun', hy: 'hye', id: 'ind', it: 'ita', ja: 'jpn', ko: 'kor', lt: 'lit', lv: 'lav', mr: 'mar',
+  ms: 'msa', nb: 'nob', nl: 'nld', no: 'nob', pl: 'pol', pt: 'por', ro: 'ron', ru: 'rus', sk: 'slk', sl: 'slv',
+  sv: 'swe', sw: 'swa', th: 'tha', tr: 'tur', uk: 'ukr', ur: 'urd', vi: 'vie', zh: 'zho',
+};
+
+const cache = new Map<string, ReadonlySet<string>>();
+
+/**
+ * The analysed stopword terms of a language (stemmed with that language, plus their unstemmed forms),
+ * memoised; an empty set for languages without a list and for null.
+ * @param lang ISO 639-1 code or null
+ */
+export function stopTerms(lang: string | null): ReadonlySet<string> {
+  const key = lang ?? '';
+  let set = cache.get(key);
+  if (set) return set;
+  const words = lang && KEY_BY_LANG[lang] ? (lists[KEY_BY_LANG[lang]] as string[] | undefined) ?? [] : [];
+  const terms = new Set<string>();
+  for (const w of words) {
+    // Multi-word entries and entries that analyse into several terms (CJK bigrams) are skipped: only a
+    // single-term entry can be compared with a single query term.
+    for (const l of [lang, null]) {
+      const t = analyze(w, l);
+      if (t.length === 1) terms.add(t[0]);
+    }
+  }
+  set = terms;
+  cache.set(key, set);
+  return set;
+}

@@ -1,0 +1,77 @@
+// What a chunk looks like to the two retrievers: the text its vector is embedded from and the analysed
+// BM25 token column, built in one place for the ingest pipeline and the benchmarks that load corpora
+// directly (bench/lib/corpus.ts), so an evaluation always measures the index the service writes.
+//
+// Field weighting (issue 11 "long documents"): a chunk of a long document often names neither the
+// company nor the statement it belongs to ("Purchases of property, plant and equipment … 1,577" on a
+// cash-flow page of 3M's 10-K). Its document title and heading path are therefore indexed with it.
+// With one lexical column, BM25F (Robertson, Zaragoza & Taylor, "Simple BM25 extension to multiple
+// weighted fields", CIKM 2004) is obtained by repeating a field's terms w times before the length
+// normalisation: title and heading terms count once each (w = 1), so they tip ties between otherwise
+// similar chunks without outweighing the chunk's own words.
+import { analyze } from '../analysis/analyzer.ts';
+import type { ChunkDraft } from './chunking/chunker.ts';
+import type { ChunkRecord } from '../storage/namespace-index.ts';
+
+/**
+ * The document label indexed with every chunk: the title, plus the filename's words when the title does
+ * not already contain them (a PDF titled "10-K" is found as "3M" through "3M_2018_10K.pdf").
+ * @param title    the document's title (parser metadata or first heading; may equal the filename)
+ * @param filename the uploaded file name, or '' when unknown
+ */
+export function documentLabel(title: string, filename: string): string {
+  const t = title.trim();
+  const stem = filename.replace(/\.[A-Za-z0-9]{1,8}$/, '').replace(/[_\-.]+/g, ' ').trim();
+  if (!stem || t.toLowerCase().includes(stem.toLowerCase())) return t;
+  return t ? `${t} (${stem})` : stem;
+}
+
+/**
+ * Text the embedder sees for a chunk: heading path, then content (unchanged since issue 2, so existing
+ * namespaces keep comparable vectors).
+ */
+export function embeddingText(c: Pick<ChunkDraft, 'heading_path' | 'content'>): string {
+  return (c.heading_path.length ? c.heading_path.join(' > ') + '\n' : '') + c.content;
+}
+
+/**
+ * BM25 token column of a chunk: its document label (unless it is the outermost heading), heading path
+ * and content, analysed with the document's language (analysis/analyzer.ts), space-separated.
+ * @param label document label from documentLabel()
+ * @param lang  ISO 639-1 stemming language of the document, or null
+ */
+export function lexicalTokens(c: Pick<ChunkDraft, 'heading_path' | 'content'>, label: string, lang: string | null): string {
+  // A label that is already the outermost heading (Markdown "# Title" documents) is not counted twice.
+  const own = label && c.heading_path[0]?.trim().toLowerCase() !== label.trim().toLowerCase() ? analyze(label, lang) : [];
+  return [...own, ...analyze(embeddingText(c), lang)].join(' ');
+}
+
+export interface ChunkRowsInput {
+  docId: string;
+  jobId: string;
+  chunks: ChunkDraft[];
+  /** One vector per chunk, in order (embedded from embeddingText()). */
+  vectors: Float32Array[];
+  label: string;
+  lang: string | null;
+  attributes?: ChunkRecord['attributes'];
+}
+
+/** The index rows of one document's chunks (ids `<docId>:<chunk_index>`). */
+export function chunkRows(input: ChunkRowsInput): ChunkRecord[] {
+  return input.chunks.map((c, i) => ({
+    id: `${input.docId}:${c.chunk_index}`,
+    doc_id: input.docId,
+    source_job_id: input.jobId,
+    chunk_index: c.chunk_index,
+    chunkset_index: c.chunkset_index,
+    page_start: c.page_start,
+    page_end: c.page_end,
+    heading_path: c.heading_path.join(' > '),
+    content: c.content,
+    tokens: lexicalTokens(c, input.label, input.lang),
+    token_count: c.token_count,
+    vector: input.vectors[i],
+    ...(input.attributes ? { attributes: input.attributes } : {}),
+  }));
+}

@@ -1,0 +1,30 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { FusedChunk } from '../types.ts';
+import { withCoverage } from './coverage.ts';
+
+const fc = (id: string, tokens: string | null): FusedChunk => ({
+  chunk: { id, doc_id: id, source_job_id: 'j', chunk_index: 0, chunkset_index: 0, page_start: 1, page_end: 1, heading_path: '', content: '', token_count: 1 },
+  ann: null, bm25: null, annRank: null, bm25Rank: null, rrf: 0, vector: null, anchor: null, tokens, coverage: null,
+});
+
+test('coverage weighs query words by their pool IDF and ignores words no candidate holds', () => {
+  const pool = [fc('a', 'billing cutover saturday'), fc('b', 'billing system migration'), fc('c', 'lunch menu'), fc('d', null)];
+  const { fused, matchable } = withCoverage(pool, [['billing'], ['cutover'], ['analyst']]);
+  assert.equal(matchable, 2, '"analyst" occurs nowhere, so it cannot lower any score');
+  const [a, b, c, d] = fused.map((f) => f.coverage);
+  assert.equal(a, 1);
+  assert.ok(b !== null && b > 0 && b < 0.5, 'the common word weighs less than the rare one');
+  assert.equal(c, 0);
+  assert.equal(d, null);
+});
+
+test('a group matches through any of its alternatives', () => {
+  const { fused } = withCoverage([fc('a', 'ducks'), fc('b', 'duck')], [['duck', 'ducks']]);
+  assert.deepEqual(fused.map((f) => f.coverage), [1, 1]);
+});
+
+test('a second passage covering the same words gets the same coverage as the first', () => {
+  const { fused } = withCoverage([fc('a', 'cutover saturday february'), fc('b', 'cutover saturday'), fc('c', 'other')], [['cutover'], ['saturday']]);
+  assert.equal(fused[0].coverage, fused[1].coverage);
+});
