@@ -121,3 +121,8 @@ test('short or letterless text gives und', () => {
     assert.deepEqual(detectLanguage(t), { code: null, bcp47: 'und', reliable: false }, t);
   }
 });
+
+test('letter/digit compounds also yield their parts when every part has two characters or more', () => {
+  assert.deepEqual(analyze('FY2018 COVID19', null), ['fy2018', 'fy', '2018', 'covid19', 'covid', '19']);
+  assert.deepEqual(analyze('Q2 B2B', null), ['q2', 'b2b']);
+});

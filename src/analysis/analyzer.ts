@@ -34,6 +34,21 @@ export function detectLanguage(text: string): DetectedLanguage {
 }
 
 const segmenter = new Intl.Segmenter('und', { granularity: 'word' });
+const LETTERS_OR_DIGITS = /\p{L}+|\p{Nd}+/gu;
+const MIXED = /\p{L}/u;
+
+/**
+ * Word-delimiter split of letter/digit compounds (as Lucene's WordDelimiterGraphFilter with
+ * splitOnNumerics and preserveOriginal): after "fy2018" also "fy" and "2018", after "covid19" also "covid"
+ * and "19", so "FY2018" matches a table headed "2018". Only when every part has at least 2 characters
+ * ("q2", "10k", "b2b" stay whole: their parts would be noise).
+ */
+function pushAlnumParts(term: string, out: string[]): void {
+  if (!MIXED.test(term) || !/\p{Nd}/u.test(term)) return;
+  const parts = term.match(LETTERS_OR_DIGITS);
+  if (!parts || parts.length < 2 || parts.join('') !== term || parts.some((p) => p.length < 2)) return;
+  out.push(...parts);
+}
 const HAS_LETTER = /\p{L}/u;
 
 /**
@@ -41,7 +56,8 @@ const HAS_LETTER = /\p{L}/u;
  * Steps: NFKC; Intl.Segmenter word segmentation in pieces of ≤2 000 chars; lowercase; for ordinary
  * words Snowball stemming for `lang` (before folding, since stemmers expect accents) then accent folding
  * of Latin/Greek/Cyrillic letters; runs of Han/Kana become overlapping character bigrams (a lone
- * character stays a unigram); Korean words become character bigrams. Numbers are kept; no stopwords are
+ * character stays a unigram); Korean words become character bigrams; letter/digit compounds also yield
+ * their parts (pushAlnumParts). Numbers are kept; no stopwords are
  * removed (BM25's IDF handles them). Terms never contain whitespace.
  * @param lang ISO 639-1 code selecting the stemmer; null = no stemming (language-neutral folding only).
  * @returns terms in text order (duplicates kept, so BM25 term frequency is right).
@@ -78,7 +94,10 @@ export function analyze(text: string, lang: string | null): string[] {
       let term = normaliseApostrophe(word);
       if (stem && HAS_LETTER.test(term)) term = stem(term);
       term = foldAccents(term);
-      if (term) out.push(term);
+      if (term) {
+        out.push(term);
+        pushAlnumParts(term, out);
+      }
     }
     if (run.length) pushBigrams(run, out);
   }

@@ -44,3 +44,29 @@ export function stopTerms(lang: string | null): ReadonlySet<string> {
   cache.set(key, set);
   return set;
 }
+
+/**
+ * Words of prompt instructions rather than of the information asked for, as they occur in the public
+ * default prompt templates of RAG frameworks (LangChain hub `rlm/rag-prompt`: "You are an assistant for
+ * question-answering tasks. Use the following pieces of retrieved context to answer the question…";
+ * LlamaIndex DEFAULT_TEXT_QA_PROMPT: "Context information is below… Given the context information and
+ * not prior knowledge, answer the query. Query: … Answer:"; Haystack's default RAG prompt; the OpenAI
+ * cookbook's "Answer the question based on the context below…"). Only unambiguous meta words are kept:
+ * "information", "based", "knowledge", "given" also name content and stay searchable. Treated as query
+ * stopwords (English: agents wrap questions in English instructions whatever the documents' language).
+ */
+const PROMPT_WORDS = [
+  'answer', 'answers', 'answering', 'question', 'questions', 'query', 'queries', 'context', 'assistant', 'helpful',
+  'provided', 'following', 'retrieved', 'pieces', 'concise', 'respond', 'response', 'please', 'task', 'tasks', 'user',
+];
+
+let promptCache: ReadonlySet<string> | null = null;
+
+/** Analysed forms (English-stemmed and plain) of PROMPT_WORDS. */
+export function promptTerms(): ReadonlySet<string> {
+  if (promptCache) return promptCache;
+  const terms = new Set<string>();
+  for (const w of PROMPT_WORDS) for (const l of ['en', null]) for (const t of analyze(w, l)) terms.add(t);
+  promptCache = terms;
+  return terms;
+}

@@ -12,7 +12,7 @@ import type { BlobStore } from '../storage/blob-store.ts';
 import { assetsForCitedDocs, type CitedDoc } from '../ingest/assets/search-assets.ts';
 import type { IndexHit, NamespaceIndex } from '../storage/namespace-index.ts';
 import { DeletingDocsCache, dominantLanguage, resolveScope, visibleDocs, type AttributeFilterSource, type VisibleDoc } from './doc-filters.ts';
-import { analyseQuery, type AnalysedQuery } from './stages/analyze-query.ts';
+import { analyseQuery, termBoosts, type AnalysedQuery } from './stages/analyze-query.ts';
 import { admitWithinBudget, clampBudget, type BudgetItem, type BudgetResult } from './stages/budget.ts';
 import { DEFAULT_EXPAND_TIGHTNESS, expandRegions } from './stages/expand.ts';
 import { queryStats } from './stages/fuse.ts';
@@ -139,15 +139,11 @@ export class SearchService {
     const { cp, index, embedder } = this.deps;
     await initAnalysis();
     const scope = await resolveScope(cp, ctx.projectId, req, this.deps.attributes, this.deleting);
-    let analysed = analyseQuery(req.query, null);
-    if (analysed.detectedLang === null) {
-      const fallback = await this.fallbackLanguage(ctx.projectId);
-      if (fallback) analysed = analyseQuery(req.query, fallback);
-    }
+    const analysed = analyseQuery(req.query, await this.fallbackLanguage(ctx.projectId));
     if (scope.matchNothing) return { regions: [], stats: null, analysed, docs: new Map() };
     const vector = await embedder.embedQuery(req.query);
     const [got, chunkCount] = await Promise.all([
-      retrieve(index, ctx.namespace, { vector, terms: analysed.terms }, scope.filter),
+      retrieve(index, ctx.namespace, { vector, terms: analysed.terms, boosts: termBoosts(analysed) }, scope.filter),
       this.chunkCount(ctx.namespace),
     ]);
     const docs = await visibleDocs(cp, ctx.projectId, [...(got.vector ?? []), ...(got.bm25 ?? [])].map((h) => h.chunk.doc_id));
@@ -156,7 +152,7 @@ export class SearchService {
     const bm25Hits = keep(got.bm25);
     // A BM25 list shorter than the limit returned every lexical match: absent chunks have BM25 0.
     const base = queryStats(vecHits, bm25Hits, (got.bm25?.length ?? 0) < got.limit, analysed.termCount, chunkCount);
-    const { regions, stats } = rankStandard(vecHits, bm25Hits, base, { anchor: denseCoverageOk(embedder, req.query), groups: analysed.groups });
+    const { regions, stats } = rankStandard(vecHits, bm25Hits, base, { anchor: denseCoverageOk(embedder, req.query), groups: analysed.groups, weights: analysed.weights, segments: analysed.segments });
     return { regions, stats, analysed, docs };
   }
 

@@ -165,7 +165,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
     });
   }
 
-  async bm25Search(namespace: string, queryTokens: string[], limit: number, filter?: ChunkFilter): Promise<IndexHit[]> {
+  async bm25Search(namespace: string, queryTokens: string[], limit: number, filter?: ChunkFilter, boosts?: ReadonlyMap<string, number>): Promise<IndexHit[]> {
     this.check(namespace);
     const f = filterToWhere(filter);
     const tokens = queryTokens.flatMap((t) => t.split(/\s+/)).filter((t) => t.length > 0);
@@ -175,7 +175,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
       if (!state.fts) return []; // no rows were ever written
       // A MatchQuery is tokenised by the index's whitespace tokenizer and never parsed as query syntax,
       // so tokens such as AND, "-", "a:b" or '"' match literally. Operator OR = classic BM25 disjunction.
-      const match = new this.lancedb.MatchQuery(tokens.join(' '), 'tokens', { operator: this.lancedb.Operator.Or });
+      const match = this.matchQuery(tokens, boosts);
       // FTS filters are prefilters by default in LanceDB 0.37 (no API to change it; covered by a test).
       let q = state.table.query().fullTextSearch(match).select([...STORED_COLUMNS, 'vector', 'tokens', '_score']).limit(limit);
       const where = await this.whereFor(state, f.where, filter);
@@ -242,6 +242,21 @@ export class LanceNamespaceIndex implements NamespaceIndex {
         });
       }),
     );
+  }
+
+  /**
+   * The BM25 disjunction of `tokens`. Tokens with a boost other than 1 go into their own MatchQuery with
+   * that boost, combined by a BooleanQuery of SHOULD clauses (scores add up, as in Lucene).
+   */
+  private matchQuery(tokens: string[], boosts?: ReadonlyMap<string, number>): Lance.FullTextQuery {
+    const byBoost = new Map<number, string[]>();
+    for (const t of tokens) {
+      const b = boosts?.get(t) ?? 1;
+      byBoost.set(b, [...(byBoost.get(b) ?? []), t]);
+    }
+    const clause = (ts: string[], boost: number) => new this.lancedb.MatchQuery(ts.join(' '), 'tokens', { operator: this.lancedb.Operator.Or, boost });
+    if (byBoost.size === 1) return clause(tokens, [...byBoost.keys()][0]);
+    return new this.lancedb.BooleanQuery([...byBoost].map(([b, ts]) => [this.lancedb.Occur.Should, clause(ts, b)] as [Lance.Occur, Lance.FullTextQuery]));
   }
 
   /** The embedding signature recorded for `namespace`, or null when it has no table yet. */

@@ -118,8 +118,11 @@ export interface NamespaceIndex {
    * that started after their call. A namespace without a table is a no-op.
    */
   refreshLexical(namespace: string): Promise<void>;
-  /** Top-`limit` chunks by BM25 over the analysed-token column, after `filter`. */
-  bm25Search(namespace: string, queryTokens: string[], limit: number, filter?: ChunkFilter): Promise<IndexHit[]>;
+  /**
+   * Top-`limit` chunks by BM25 over the analysed-token column, after `filter`. `boosts` multiplies the
+   * contribution of the named tokens (absent = 1), e.g. query words outside the question.
+   */
+  bm25Search(namespace: string, queryTokens: string[], limit: number, filter?: ChunkFilter, boosts?: ReadonlyMap<string, number>): Promise<IndexHit[]>;
   /** All chunks of one document whose chunk_index is in [from, to] (inclusive), ordered by chunk_index. */
   getChunks(namespace: string, docId: string, from: number, to: number): Promise<StoredChunk[]>;
   /** Distinct doc_ids present in the namespace (for the reconciler). */

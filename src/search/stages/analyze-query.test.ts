@@ -1,7 +1,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { initAnalysis } from '../../analysis/analyzer.ts';
-import { analyseQuery } from './analyze-query.ts';
+import { analyseQuery, FOCUS_OUTSIDE_WEIGHT, questionFocus } from './analyze-query.ts';
 
 before(() => initAnalysis());
 
@@ -41,4 +41,17 @@ test('stopwords of the query language and of English are not query terms, unless
 test('each query word is one group of its stemmed and unstemmed forms', () => {
   const q = analyseQuery('ducks swimming', 'en');
   assert.deepEqual(q.groups, [['duck', 'ducks'], ['swim', 'swimming']]);
+});
+
+test('question focus: words only outside the question of a longer query weigh less', () => {
+  const q = analyseQuery('Assume you are an analyst preparing a briefing. What was the revenue of the U.S. segment? Use the cash flow statement.', 'en');
+  const w = (t: string) => q.weights[q.groups.findIndex((g) => g.includes(t))];
+  assert.equal(w('revenu'), 1);
+  assert.equal(w('segment'), 1);
+  assert.equal(w('analyst'), FOCUS_OUTSIDE_WEIGHT);
+  assert.equal(w('cash'), FOCUS_OUTSIDE_WEIGHT);
+  assert.ok(!q.terms.includes('answer'));
+  assert.equal(questionFocus('What was the revenue?'), null, 'a lone question needs no focus');
+  assert.equal(questionFocus('Revenue in 2023. Costs in 2022.'), null, 'no question, no focus');
+  assert.deepEqual(analyseQuery('revenue growth', 'en').weights, [1, 1]);
 });

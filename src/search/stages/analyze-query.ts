@@ -1,10 +1,14 @@
 // Stage 1 of retrieval (DESIGN.md §2, §4): detect the query's language and analyse it into BM25 terms with
 // the same analyser that produced the documents' token column, so lexical matching is symmetric.
-// Stopwords of the query's language and of English (agents wrap questions in English instructions) are
-// dropped from the query terms (analysis/stopwords.ts) unless nothing else would remain, so "What is the
-// … of the …" and instruction filler do not outweigh the content words (issue 11).
+// Stopwords of the query's language and of English, and the meta words of prompt templates ("answer the
+// following question"), are dropped from the query terms (analysis/stopwords.ts) unless nothing else would
+// remain, so "What is the … of the …" and instruction filler do not outweigh the content words (issue 11).
+// Question focus: when a query of several sentences or clauses holds a question (a segment ending in ?, ？
+// or ؟), the words that occur only outside the question(s) weigh FOCUS_OUTSIDE_WEIGHT: an agent's
+// "Assume you are an analyst preparing a briefing. <question>? Use the details in …" keeps its question in
+// front, while words outside it ("… shown in the cash flow statement") still count.
 import { analyze, detectLanguage } from '../../analysis/analyzer.ts';
-import { stopTerms } from '../../analysis/stopwords.ts';
+import { promptTerms, stopTerms } from '../../analysis/stopwords.ts';
 
 export interface AnalysedQuery {
   /** ISO 639-1 code reported as `detected_lang`; null when detection is unreliable. */
@@ -23,38 +27,84 @@ export interface AnalysedQuery {
    * A chunk "has" the word when it holds any term of the group (stages/coverage.ts).
    */
   groups: string[][];
+  /** Weight of each group (1, or FOCUS_OUTSIDE_WEIGHT for words only outside the question). */
+  weights: number[];
+  /** Group indices of each sentence/clause of the query (stages/coverage.ts weighs segments). */
+  segments: number[][];
   /** Distinct terms of the primary (stemmed) analysis = groups.length: the query length features normalise by. */
   termCount: number;
+}
+
+/** BM25 boosts of the query terms whose word weighs other than 1 (retrieve.ts). */
+export function termBoosts(q: Pick<AnalysedQuery, 'groups' | 'weights'>): Map<string, number> {
+  const out = new Map<string, number>();
+  q.groups.forEach((g, i) => { if (q.weights[i] !== 1) for (const t of g) out.set(t, q.weights[i]); });
+  return out;
+}
+
+/** Weight of query words that occur only outside the question segment(s) of a longer query. */
+export const FOCUS_OUTSIDE_WEIGHT = 0.5;
+
+/**
+ * Sentence/clause boundaries: . ! ? : ; after two characters that are neither space nor dot, followed by
+ * whitespace (so "U.S. dollars", "e.g. this" and "3.5" stay whole), the CJK
+ * and Arabic terminators, line breaks. A segment ending in a question mark (Latin, fullwidth, Arabic) is a
+ * question.
+ */
+const BOUNDARY = /(?<=[^\s.]{2}[.!?:;])\s+|(?<=[。！？؟])\s*|\n+/;
+const QUESTION_END = /[?？؟]$/;
+
+/** The query's sentences/clauses (BOUNDARY), trimmed, empty ones dropped. */
+export function querySegments(query: string): string[] {
+  return query.split(BOUNDARY).map((x) => x.trim()).filter(Boolean);
+}
+
+/** The question segments of a query, or null when it has a single segment or no question. */
+export function questionFocus(query: string): string | null {
+  const segments = querySegments(query);
+  if (segments.length < 2) return null;
+  const questions = segments.filter((x) => QUESTION_END.test(x));
+  return questions.length > 0 && questions.length < segments.length ? questions.join(' ') : null;
 }
 
 /**
  * Analyse a search query.
  * @param query      the user's query text
- * @param fallbackLang language to stem with when detection is unreliable (short queries such as
- *                   "insulin resistance" are rarely detectable, yet the documents were stemmed in their
- *                   own language; the caller passes the namespace's dominant document language), or null
- * @returns detected language (null on low confidence), the stemming language used, terms and word groups
+ * @param fallbackLang the namespace's dominant document language (or null): used to stem when detection
+ *                   is unreliable (short queries such as "insulin resistance" are rarely detectable), and
+ *                   its stems are added as alternatives when the query's language differs (a German
+ *                   question wrapped in English instructions is detected as English, but the documents
+ *                   were stemmed as German)
+ * @returns detected language (null on low confidence), the stemming language used, terms, word groups,
+ *          their weights and the groups of each segment
  * @throws Error when the language detector has not been initialised (analysis/analyzer.ts initAnalysis)
  */
 export function analyseQuery(query: string, fallbackLang: string | null): AnalysedQuery {
-  const detected = detectLanguage(query);
+  const focus = questionFocus(query);
+  // The question decides the language when the query wraps it in instructions.
+  const detected = detectLanguage(focus ?? query);
   const detectedLang = detected.reliable ? detected.code : null;
   const stemLang = detectedLang ?? fallbackLang;
   const stemmed = analyze(query, stemLang);
-  // The same segmentation runs in both analyses, so the i-th terms come from the same word.
-  const plain = stemLang === null ? stemmed : analyze(query, null);
-  const paired = plain.length === stemmed.length;
+  // The same segmentation runs in every analysis, so the i-th terms come from the same word.
+  const alternatives = [stemLang === null ? stemmed : analyze(query, null)];
+  if (fallbackLang && fallbackLang !== stemLang) alternatives.push(analyze(query, fallbackLang));
+  const paired = alternatives.every((a) => a.length === stemmed.length);
   const byPrimary = new Map<string, string[]>();
   stemmed.forEach((t, i) => {
     const g = byPrimary.get(t) ?? [t];
-    if (paired && !g.includes(plain[i])) g.push(plain[i]);
+    if (paired) for (const a of alternatives) if (!g.includes(a[i])) g.push(a[i]);
     byPrimary.set(t, g);
   });
   let groups = [...byPrimary.values()];
-  const stop = new Set([...stopTerms(stemLang), ...stopTerms('en')]);
+  const stop = new Set([...stopTerms(stemLang), ...stopTerms(fallbackLang), ...stopTerms('en'), ...promptTerms()]);
   const content = groups.filter((g) => !g.some((t) => stop.has(t)));
   if (content.length > 0) groups = content;
   const terms = [...new Set(groups.flat())];
-  if (!paired && stemLang !== null) for (const t of plain) if (!terms.includes(t) && !stop.has(t)) terms.push(t);
-  return { detectedLang, stemLang, terms, groups, termCount: groups.length };
+  if (!paired) for (const t of alternatives.flat()) if (!terms.includes(t) && !stop.has(t)) terms.push(t);
+  const inFocus = focus === null ? null : new Set(analyze(focus, stemLang));
+  const weights = groups.map((g) => (inFocus === null || inFocus.has(g[0]) ? 1 : FOCUS_OUTSIDE_WEIGHT));
+  const index = new Map(groups.map((g, i) => [g[0], i]));
+  const segments = querySegments(query).map((seg) => [...new Set(analyze(seg, stemLang).map((t) => index.get(t)).filter((i): i is number => i !== undefined))]).filter((x) => x.length > 0);
+  return { detectedLang, stemLang, terms, groups, weights, segments, termCount: groups.length };
 }

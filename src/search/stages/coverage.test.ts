@@ -28,3 +28,12 @@ test('a second passage covering the same words gets the same coverage as the fir
   const { fused } = withCoverage([fc('a', 'cutover saturday february'), fc('b', 'cutover saturday'), fc('c', 'other')], [['cutover'], ['saturday']]);
   assert.equal(fused[0].coverage, fused[1].coverage);
 });
+
+test('a segment whose words no candidate holds together weighs less than the one a candidate answers', () => {
+  const pool = [fc('a', 'insulin resistance obesity'), fc('b', 'analyst report'), fc('c', 'briefing notes'), fc('d', 'insulin dose')];
+  const groups = [['analyst'], ['briefing'], ['insulin'], ['resistance'], ['obesity']];
+  const flat = withCoverage(pool, groups).fused.map((f) => f.coverage!);
+  const seg = withCoverage(pool, groups, [], [[0, 1], [2, 3, 4]]).fused.map((f) => f.coverage!);
+  assert.ok(seg[0] > flat[0], `the answering passage gains (${flat[0]} -> ${seg[0]})`);
+  assert.ok(seg[1] < flat[1], 'a passage matching only instruction words loses');
+});

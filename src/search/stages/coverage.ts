@@ -6,9 +6,15 @@
 //   idf(w)  ln(1 + (P − df + 0.5) / (df + 0.5)), P = pool size (the BM25 IDF of Robertson–Spärck Jones
 //           with +1 as in Lucene, computed over the pool; for namespaces whose matches all fit in the
 //           pool it is the namespace's own IDF)
-//   coverage(c) = Σ_{w ∈ c} idf(w) / Σ_{w : df(w) > 0} idf(w)
+//   coverage(c) = Σ_{w ∈ c} q(w)·idf(w) / Σ_{w : df(w) > 0} q(w)·idf(w)
+//   q(w)    the word's query weight (analyze-query.ts: 1, less for words only outside the question)
 // Words no candidate holds (instruction filler of a verbose question, a word in another language) are
 // left out of the denominator: they cannot be matched by any hit, so they must not lower every score.
+// Segment matchability: in a query of several sentences/clauses, a segment whose words no single candidate
+// holds together ("Assume you are an analyst preparing a briefing.") is instruction, not information need.
+// Each segment s gets m(s) = max_c Σ_{w ∈ s ∩ c} idf(w) / Σ_{w ∈ s, df > 0} idf(w), divided by the best
+// segment's m; a word's q(w) is multiplied by the highest m of the segments it occurs in. It re-weights
+// words, the same for every hit, so it never lowers one hit because another matched better.
 // Cost: one Set per candidate over its stored analysed terms, O(total candidate terms + P · words).
 import type { FusedChunk } from '../types.ts';
 
@@ -16,22 +22,27 @@ import type { FusedChunk } from '../types.ts';
  * Set `coverage` on each fused chunk (null when the engine returned no `tokens` for it).
  * @param fused  fused chunks (fuse.ts), not modified
  * @param groups query word groups (analyze-query.ts): alternatives of one word
- * @returns new FusedChunk objects in the same order, and how many words occur in the pool at all
+ * @param weights query weight per group (default 1 each)
+ * @param segments group indices of each query segment (analyze-query.ts); fewer than 2 = no segment weighting
+ * @returns new FusedChunk objects in the same order, and the summed query weight of the words that occur
+ *          in the pool at all (the "matchable" query length)
  */
-export function withCoverage(fused: FusedChunk[], groups: string[][]): { fused: FusedChunk[]; matchable: number } {
+export function withCoverage(fused: FusedChunk[], groups: string[][], weights: number[] = [], segments: number[][] = []): { fused: FusedChunk[]; matchable: number } {
   const has: Array<boolean[] | null> = fused.map((f) => {
     if (f.tokens === null) return null;
     const set = new Set(f.tokens.split(' '));
     return groups.map((g) => g.some((t) => set.has(t)));
   });
   const P = fused.length;
-  const idf = groups.map((_, w) => {
+  const rawIdf = groups.map((_, w) => {
     let df = 0;
     for (const h of has) if (h?.[w]) df++;
     return df === 0 ? 0 : Math.log(1 + (P - df + 0.5) / (df + 0.5));
   });
+  const segWeight = segmentWeights(has, rawIdf, segments);
+  const idf = rawIdf.map((x, w) => x * (weights[w] ?? 1) * segWeight[w]);
   const total = idf.reduce((s, x) => s + x, 0);
-  const matchable = idf.filter((x) => x > 0).length;
+  const matchable = idf.reduce((s, x, w) => s + (x > 0 ? weights[w] ?? 1 : 0), 0);
   const out = fused.map((f, i) => {
     const h = has[i];
     if (!h) return { ...f, coverage: null };
@@ -40,4 +51,31 @@ export function withCoverage(fused: FusedChunk[], groups: string[][]): { fused: 
     return { ...f, coverage: total > 0 ? got / total : 0 };
   });
   return { fused: out, matchable };
+}
+
+/**
+ * Per-word factor from segment matchability (file header): 1 for every word when there are fewer than
+ * two segments or nothing matched; words in no segment keep 1.
+ */
+function segmentWeights(has: Array<boolean[] | null>, idf: number[], segments: number[][]): number[] {
+  const out = idf.map(() => 1);
+  if (segments.length < 2) return out;
+  const m = segments.map((seg) => {
+    const total = seg.reduce((s, w) => s + idf[w], 0);
+    if (total === 0) return 0;
+    let best = 0;
+    for (const h of has) {
+      if (!h) continue;
+      let got = 0;
+      for (const w of seg) if (h[w]) got += idf[w];
+      if (got > best) best = got;
+    }
+    return best / total;
+  });
+  const top = Math.max(...m);
+  if (top <= 0) return out;
+  const inSome = idf.map(() => 0);
+  const seen = idf.map(() => false);
+  segments.forEach((seg, i) => { for (const w of seg) { seen[w] = true; inSome[w] = Math.max(inSome[w], m[i] / top); } });
+  return out.map((x, w) => (seen[w] ? inSome[w] : x));
 }

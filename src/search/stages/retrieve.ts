@@ -27,6 +27,7 @@ export function isZeroVector(v: Float32Array): boolean {
  * @param namespace  the project's namespace
  * @param q.vector   query embedding (L2-normalised)
  * @param q.terms    analysed query terms
+ * @param q.boosts   per-term BM25 boosts (absent = 1)
  * @param filter     prefilter applied inside the engine (doc ids to keep / exclude)
  * @param limit      candidates per retriever (default RETRIEVE_LIMIT)
  * @throws whatever the index throws (the HTTP layer maps it)
@@ -34,13 +35,13 @@ export function isZeroVector(v: Float32Array): boolean {
 export async function retrieve(
   index: NamespaceIndex,
   namespace: string,
-  q: { vector: Float32Array; terms: string[] },
+  q: { vector: Float32Array; terms: string[]; boosts?: ReadonlyMap<string, number> },
   filter: ChunkFilter | undefined,
   limit = RETRIEVE_LIMIT,
 ): Promise<Retrieved> {
   const [vector, bm25] = await Promise.all([
     isZeroVector(q.vector) ? Promise.resolve(null) : index.vectorSearch(namespace, q.vector, limit, filter),
-    q.terms.length === 0 ? Promise.resolve(null) : index.bm25Search(namespace, q.terms, limit, filter),
+    q.terms.length === 0 ? Promise.resolve(null) : index.bm25Search(namespace, q.terms, limit, filter, q.boosts),
   ]);
   return { vector, bm25, limit };
 }

@@ -18,12 +18,14 @@ import { scoreRegions } from './score.ts';
  * @param opts.anchor false when the query embedding is unreliable (denseCoverageOk): no lexical anchor
  *                    (every hit's anchor_cos 0) and no cosine features (dense_off = 1)
  * @param opts.groups the query's word groups (analyze-query.ts) for the coverage feature; absent = none
+ * @param opts.weights the groups' query weights (analyze-query.ts); absent = 1 each
+ * @param opts.segments group indices per query segment (analyze-query.ts), for segment matchability
  * @returns scored regions, best first (score.ts scoreRegions order), and the statistics they were scored
  *          with (later stages such as the reranker compute features from the same)
  */
-export function rankStandard(vector: IndexHit[] | null, bm25: IndexHit[] | null, stats: QueryStats, opts: { anchor?: boolean; groups?: string[][] } = {}): { regions: Region[]; stats: QueryStats } {
+export function rankStandard(vector: IndexHit[] | null, bm25: IndexHit[] | null, stats: QueryStats, opts: { anchor?: boolean; groups?: string[][]; weights?: number[]; segments?: number[][] } = {}): { regions: Region[]; stats: QueryStats } {
   const dense = opts.anchor !== false;
-  const { fused, matchable } = withCoverage(withAnchorSimilarity(fuseRrf(vector, bm25), dense ? bm25 : null), opts.groups ?? []);
+  const { fused, matchable } = withCoverage(withAnchorSimilarity(fuseRrf(vector, bm25), dense ? bm25 : null), opts.groups ?? [], opts.weights, opts.segments);
   const maxCoverage = fused.reduce((m, f) => Math.max(m, f.coverage ?? 0), 0);
   const scored = { ...stats, matchable: opts.groups ? matchable : stats.matchable, denseOk: dense, maxCoverage };
   return { regions: scoreRegions(groupRegions(fused), scored), stats: scored };
