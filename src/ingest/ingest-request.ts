@@ -27,6 +27,8 @@ export interface IngestHeaders {
 
 export interface ValidatedIngest {
   filename: string;
+  /** True when `filename` was taken from X-Remote-URL (no Content-Disposition): the final URL decides. */
+  filenameFromUrl: boolean;
   remoteUrl?: string;
   baseUrl?: string;
   completion?: { url: string; headers?: Record<string, string> };
@@ -59,6 +61,18 @@ export function filenameFromDisposition(header: string | undefined): string | un
   if (!name) return undefined;
   name = name.split(/[\\/]/).pop()!.trim();
   return name.length > 0 && name.length <= 255 ? name : undefined;
+}
+
+/**
+ * File name a URL implies: its last path segment, percent-decoded (kept raw when malformed), else the
+ * host name. Used for X-Remote-URL ingests without Content-Disposition, on the final URL after redirects.
+ */
+export function filenameFromUrl(url: URL): string {
+  const last = url.pathname.split('/').pop() || '';
+  let name = last;
+  try { name = decodeURIComponent(last); } catch { /* malformed %-escape: keep it as sent */ }
+  name = name.split(/[\\/]/).pop()!.trim();
+  return name.slice(0, 255) || url.hostname;
 }
 
 function parseJsonHeader(name: string, raw: string, max?: number): unknown {
@@ -137,7 +151,7 @@ export function validateIngestHeaders(h: IngestHeaders, net: NetGuard, maxUpload
   let filename = dispositionName;
   if (remoteUrl) {
     const url = net.checkUrl(remoteUrl);
-    if (!filename) filename = decodeURIComponent(url.pathname.split('/').pop() || '') || url.hostname;
+    if (!filename) filename = filenameFromUrl(url);
   }
   const ext = extensionOf(filename!);
   if (dispositionName && !SUPPORTED_EXTENSIONS.includes(ext)) {
@@ -158,6 +172,7 @@ export function validateIngestHeaders(h: IngestHeaders, net: NetGuard, maxUpload
   const attributes = parseAttributeHeaders(h);
   return {
     filename: filename!,
+    filenameFromUrl: !dispositionName,
     remoteUrl,
     baseUrl,
     completion: parseCompletion(h.completion, net),
