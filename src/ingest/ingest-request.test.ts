@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { NetGuard } from '../internal/net-guard.ts';
-import { filenameFromUrl, validateIngestHeaders } from './ingest-request.ts';
+import { cleanFilename, filenameFromDisposition, filenameFromUrl, validateIngestHeaders } from './ingest-request.ts';
 
 test('filenameFromUrl: last segment decoded; malformed escapes kept; host when the path is empty', () => {
   assert.equal(filenameFromUrl(new URL('https://example.org/raw/notes%20v2.md?x=1')), 'notes v2.md');
@@ -24,4 +24,13 @@ test('validateIngestHeaders marks whether the name came from the URL', async () 
   } finally {
     await net.close();
   }
+});
+
+test('cleanFilename drops terminal escapes, controls and bidi overrides, keeps other Unicode', () => {
+  assert.equal(cleanFilename('a\u0000b\u001b[1;31mc\u001b]0;title\u0007d\u202egpj.exe'), 'abcdgpj.exe');
+  assert.equal(cleanFilename('\u200fnotes\u2066 v2\u2069.md\u0085'), 'notes v2.md');
+  assert.equal(cleanFilename('Ærøskøbing 报告 📄.pdf'), 'Ærøskøbing 报告 📄.pdf');
+  assert.equal(cleanFilename('\u202e\u0000'), '');
+  assert.equal(filenameFromDisposition("attachment; filename*=UTF-8''a%1B%5B2Jb.md"), 'ab.md');
+  assert.equal(filenameFromUrl(new URL('https://example.org/x%E2%80%AEdm.exe')), 'xdm.exe');
 });

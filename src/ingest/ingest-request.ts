@@ -1,5 +1,6 @@
 // Validation of the ingest request headers (spec: POST /docsearch/ingest). Everything is checked
 // before a job or a blob is created, so a rejected request leaves nothing behind.
+import { stripVTControlCharacters } from 'node:util';
 import { AppError } from '../internal/errors.ts';
 import type { NetGuard } from '../internal/net-guard.ts';
 import { SUPPORTED_EXTENSIONS as SUPPORTED_DOTTED } from './parse/index.ts';
@@ -43,6 +44,19 @@ export function extensionOf(filename: string): string {
   return m ? m[1].toLowerCase() : '';
 }
 
+/** C0/C1 controls, DEL, and the bidirectional and zero-width format characters (U+202E and kin). */
+const UNSAFE_IN_NAMES = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
+
+/**
+ * A file name as stored and returned: terminal escape sequences (ANSI CSI/OSC, via Node's
+ * util.stripVTControlCharacters), other control characters and bidi overrides removed, so a name cannot
+ * forge log lines, recolour a terminal or display reversed ("cod.exe" shown as "exe.doc"). Issue 13 §3.
+ * @returns the cleaned name ('' when nothing printable is left)
+ */
+export function cleanFilename(name: string): string {
+  return stripVTControlCharacters(name).replace(UNSAFE_IN_NAMES, '').trim();
+}
+
 /**
  * Filename from `Content-Disposition: attachment; filename="x.pdf"` (RFC 6266, incl. filename*=UTF-8'').
  * @returns undefined when the header has no usable filename.
@@ -59,7 +73,7 @@ export function filenameFromDisposition(header: string | undefined): string | un
     name = m ? (m[1] ?? m[2])?.replace(/\\(.)/g, '$1') : undefined;
   }
   if (!name) return undefined;
-  name = name.split(/[\\/]/).pop()!.trim();
+  name = cleanFilename(name.split(/[\\/]/).pop()!);
   return name.length > 0 && name.length <= 255 ? name : undefined;
 }
 
@@ -71,7 +85,7 @@ export function filenameFromUrl(url: URL): string {
   const last = url.pathname.split('/').pop() || '';
   let name = last;
   try { name = decodeURIComponent(last); } catch { /* malformed %-escape: keep it as sent */ }
-  name = name.split(/[\\/]/).pop()!.trim();
+  name = cleanFilename(name.split(/[\\/]/).pop()!);
   return name.slice(0, 255) || url.hostname;
 }
 
