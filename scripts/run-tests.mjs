@@ -1,15 +1,18 @@
 #!/usr/bin/env node
-// `npm test`: runs every test file of the project (src/**/*.test.ts unit tests beside the code, and
-// test/**/*.test.ts integration tests) with Node's built-in test runner under tsx, and exits with its
+// `npm test`: runs every test file of the project (src/**/*.test.ts and scripts/*.test.ts unit tests beside
+// the code, and test/**/*.test.ts integration tests) with Node's built-in test runner under tsx, and exits with its
 // exit code. The runner prints its own summary (`# pass N`, `# fail N`).
 //   TEST_FILTER=substr        only files whose path contains substr (comma-separated: any of them)
 //   TEST_CONCURRENCY=n        test files run at once (default 1: integration files start servers and the
 //                             machine has 2 cores; each file is already a separate process)
 //   TEST_BACKENDS=sqlite      restrict integration tests to one control-plane backend (see test/helpers)
+//   DOCSEARCH_TEST_SKIP_SETUP=1  skip the preflight (scripts/preflight.ts) that first installs, or names,
+//                             the Debian packages the tests need (PostgreSQL, nginx, Tesseract + languages)
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tsImport } from 'tsx/esm/api';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -30,7 +33,7 @@ function findTests(dir) {
 }
 
 const filters = (process.env.TEST_FILTER ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-const files = [...findTests('src'), ...findTests('test')]
+const files = [...findTests('src'), ...findTests('scripts'), ...findTests('test')]
   .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
   .sort();
 
@@ -38,6 +41,10 @@ if (files.length === 0) {
   console.error(`run-tests: no test files${filters.length ? ` match TEST_FILTER=${process.env.TEST_FILTER}` : ''}`);
   process.exit(1);
 }
+
+// Issue 16: the machine set-up comes first, so a missing package is one clear message, not red tests.
+const { preflight } = await tsImport('./preflight.ts', import.meta.url);
+if (!(await preflight(process.env))) process.exit(1);
 
 const concurrency = Math.max(1, Number.parseInt(process.env.TEST_CONCURRENCY ?? '1', 10) || 1);
 const args = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...process.argv.slice(2), ...files];

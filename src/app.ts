@@ -22,6 +22,7 @@ import { JobQueue } from './jobs/queue.ts';
 import { Worker } from './jobs/worker.ts';
 import { ingestJobKind } from './jobs/ingest-job.ts';
 import { ParseRunner } from './ingest/isolation/parse-runner.ts';
+import { checkOcrSetup } from './ingest/parse/ocr-languages.ts';
 import { JobService } from './jobs/job-service.ts';
 import { cleanupJobKind, cleanupTerminalHook } from './jobs/cleanup-job.ts';
 import { completionTerminalHook, webhookDeliveryJobKind } from './notifications/completion-webhooks.ts';
@@ -100,6 +101,11 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
     size: cfg.workerConcurrency, timeoutMs: cfg.parse?.timeoutMs, maxMemoryMb: cfg.parse?.maxMemoryMb,
     limits: cfg.parse ? { maxPages: cfg.parse.maxPages, maxOcrPages: cfg.parse.maxOcrPages, ocr: cfg.parse.ocr } : undefined,
   });
+  // Issue 16: missing Tesseract data is one warning at start-up, not a surprise per scanned document.
+  if (cfg.role !== 'api') {
+    const ocrWarning = await checkOcrSetup({ ocr: cfg.parse?.ocr ?? true, fixedLangs: cfg.parse?.ocrLangs });
+    if (ocrWarning) logger.warn(ocrWarning);
+  }
   const ingestKind = ingestJobKind({
     cp, blobs, index, embedder, net, maxRemoteBytes: cfg.maxRemoteBytes, logger, parser,
     onDocumentCommitted: (ns) => maintainer.touch(ns),

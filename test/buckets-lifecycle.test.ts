@@ -74,7 +74,9 @@ describe('bucket ingest task lifecycle', () => {
     const r = await create(key, { source: s3source(), filter_glob: '*.md' });
     assert.equal(r.status, 202);
     const id = (r.body as any).bucket_ingest_task_id;
-    const p = await api(server.baseUrl, key, 'POST', `/v3/docsearch/ingestBucket/${id}/pause`);
+    // Content-Type: application/json with no body (as many clients send) is accepted (issue 13 §5).
+    const json = { 'content-type': 'application/json' };
+    const p = await api(server.baseUrl, key, 'POST', `/v3/docsearch/ingestBucket/${id}/pause`, undefined, json);
     assert.equal(p.status, 200, JSON.stringify(p.body));
     assert.equal((p.body as any).state, 'paused_user');
     assert.ok(['queued_org', 'listing', 'materialising'].includes((p.body as any).resume_state));
@@ -91,10 +93,12 @@ describe('bucket ingest task lifecycle', () => {
       const second = await create(k, { source: s3source() });
       assert.equal(second.status, 409, JSON.stringify(second.body));
       assert.equal((second.body as any).code, 'task_already_active');
-      assert.equal((second.body as any).details.active_task_id, id);
+      if (k === key) assert.deepEqual((second.body as any).details, { active_task_id: id, active_task_state: 'paused_user' });
+      // Another project of the account learns that a task is active, not its id or state (issue 13 §3).
+      else assert.ok(!JSON.stringify(second.body).includes(id) && !JSON.stringify(second.body).includes('paused_user'), JSON.stringify(second.body));
     }
-    const resumed = await api(server.baseUrl, key, 'POST', `/v3/docsearch/ingestBucket/${id}/resume`);
-    assert.equal(resumed.status, 200);
+    const resumed = await api(server.baseUrl, key, 'POST', `/v3/docsearch/ingestBucket/${id}/resume`, undefined, json);
+    assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
     assert.equal((resumed.body as any).state, still.resume_state);
     const done = await waitForTask(server.baseUrl, key, id, terminal);
     assert.equal(done.state, 'done');
@@ -105,6 +109,12 @@ describe('bucket ingest task lifecycle', () => {
       assert.equal(late.status, 409);
       assert.equal((late.body as any).code, 'task_not_active');
     }
+    const retry = await api(server.baseUrl, key, 'POST', `/v3/docsearch/ingestBucket/${id}/retryFailed`, undefined, json);
+    assert.equal(retry.status, 200, JSON.stringify(retry.body));
+    assert.equal((retry.body as any).retried, 0);
+    // A body that is there but not JSON is still refused.
+    const bad = await fetch(`${server.baseUrl}/v3/docsearch/ingestBucket/${id}/retryFailed`, { method: 'POST', headers: { ...json, authorization: `Bearer ${key}` }, body: '{' });
+    assert.equal(bad.status, 400);
   });
 
   test('cancel ends the task failed (described as cancelled), keeps ingested documents, frees the account', async () => {
@@ -124,6 +134,15 @@ describe('bucket ingest task lifecycle', () => {
     const retry = await api(server.baseUrl, key, 'POST', `/v3/docsearch/ingestBucket/${id}/retryFailed`);
     assert.equal(retry.status, 409);
     assert.equal((retry.body as any).code, 'task_cancelled');
+    // Nothing a cancelled task says points to retryFailed, which would only answer 409 (issue 13 §5).
+    assert.doesNotMatch(cancelled.state_description, /retryFailed/);
+    for (const action of ['resume', 'pause']) {
+      const r2 = await api(server.baseUrl, key, 'POST', `/v3/docsearch/ingestBucket/${id}/${action}`);
+      assert.equal(r2.status, 409);
+      assert.equal((r2.body as any).code, 'task_not_active');
+      assert.doesNotMatch((r2.body as any).message, /retryFailed/);
+      assert.match((r2.body as any).message, /cancelled/);
+    }
     // Ingest jobs of the task all end; documents are exactly the files that were done.
     await new Promise((res) => setTimeout(res, 1500));
     const final = (await api(server.baseUrl, key, 'GET', `/v3/docsearch/ingestBucket/${id}`)).body as any;
@@ -148,6 +167,9 @@ describe('bucket ingest task lifecycle', () => {
       [{ source: s3source({ endpoint: 'http://169.254.169.254' }) }, {}, 403, 'remote_url_forbidden'],
       [{ source: s3source({ endpoint: 'file:///etc/passwd' }) }, {}, 403, 'remote_url_forbidden'],
       [{ source: s3source() }, { 'x-completion': 'https://example.com/' + 'a'.repeat(1100) }, 400, 'invalid_header'],
+      // A dry run checks X-Completion as the real create does (issue 13 §5).
+      [{ source: s3source(), dry_run: true }, { 'x-completion': 'https://example.com/' + 'a'.repeat(1100) }, 400, 'invalid_header'],
+      [{ source: s3source(), dry_run: true }, { 'x-completion': 'not a target' }, 400, 'invalid_header'],
       [{ source: s3source() }, { 'x-completion': 'ops@example.com' }, 400, 'invalid_header'],
       [{ source: s3source() }, { 'x-completion': 'not a target' }, 400, 'invalid_header'],
     ];

@@ -84,6 +84,22 @@ describe('ingest validation', () => {
     assert.ok(s.error?.code && s.error.message);
   });
 
+  test('control and bidi characters are stripped from stored file names (issue 13 §3)', async () => {
+    // NUL, an ANSI colour sequence, a bell and U+202E RIGHT-TO-LEFT OVERRIDE, sent RFC 5987-encoded.
+    const evil = "attachment; filename*=UTF-8''re%00port%1B%5B31m-red%07%E2%80%AEtxt.md";
+    const r = await raw({ 'content-type': 'application/octet-stream', 'content-disposition': evil }, '# Report\n\nQuarterly lichen counts.\n');
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    assert.equal(r.body.properties.file.filename, 'report-redtxt.md');
+    const s = await waitForJob(server.baseUrl, key, r.body.job_id);
+    assert.equal(s.status, 'done', JSON.stringify(s));
+    const doc = await api(server.baseUrl, key, 'GET', `/v3/docsearch/docs/${s.doc_id}`);
+    assert.equal((doc.body as { filename: string }).filename, 'report-redtxt.md');
+    // Nothing printable left: no file name at all.
+    const none = await raw({ 'content-type': 'application/octet-stream', 'content-disposition': "attachment; filename*=UTF-8''%E2%80%AE%1B%5B0m" }, 'x');
+    assert.equal(none.status, 400);
+    assert.equal(none.body.code, 'missing_filename');
+  });
+
   test('a job of another project is 404', async () => {
     const other = await createProject(server, { product: 'docsearch' });
     const r = await raw({ 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="a.txt"' }, 'hello world, this is a small text file.');

@@ -109,7 +109,8 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const file = fs.readFileSync(dataPath('docs', 'md/wiki.md'));
       const srv = http.createServer((req, res) => {
         if (req.url === '/old') { res.writeHead(302, { location: '/files/wiki.md' }); res.end(); return; }
-        res.writeHead(200, { 'content-type': 'text/markdown' });
+        if (req.url === '/download?id=7') { res.writeHead(302, { location: '/raw/notes%20v2.md' }); res.end(); return; }
+        res.writeHead(200, { 'content-type': req.url!.startsWith('/raw/') ? 'application/octet-stream' : 'text/markdown' });
         res.end(file);
       });
       await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
@@ -121,6 +122,16 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         assert.equal(done.status, 'done', JSON.stringify(done));
         const doc = (await api(server.baseUrl, key, 'GET', `/v3/docsearch/docs/${done.doc_id}`)).body as { canonical_url: string; filename: string };
         assert.equal(doc.canonical_url, `http://127.0.0.1:${port}/files/wiki.md`);
+        // Name and type come from the final URL (issue 13 §5): a .md served as octet-stream behind a
+        // redirect from an extension-less URL is read as Markdown, not refused with 415.
+        const r2 = await api(server.baseUrl, key, 'POST', '/v3/docsearch/ingest', undefined, { 'x-remote-url': `http://127.0.0.1:${port}/download?id=7` });
+        assert.equal(r2.status, 201, JSON.stringify(r2.body));
+        const job2 = (r2.body as { job_id: string }).job_id;
+        const done2 = await waitForJob(server.baseUrl, key, job2);
+        assert.equal(done2.status, 'done', JSON.stringify(done2));
+        const doc2 = (await api(server.baseUrl, key, 'GET', `/v3/docsearch/docs/${done2.doc_id}`)).body as { canonical_url: string; filename: string };
+        assert.equal(doc2.filename, 'notes v2.md');
+        assert.equal(doc2.canonical_url, `http://127.0.0.1:${port}/raw/notes%20v2.md`);
       } finally {
         srv.close();
       }

@@ -110,10 +110,25 @@ describe('search endpoints', () => {
     const r = await search({ ...q, target_tokens: 400000, max_tokens: 300 });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const tight = r.body as { tokens_estimated: number; results_dropped: number; result_count: number };
-    assert.ok(tight.tokens_estimated <= 340, `tokens ${tight.tokens_estimated}`);
+    assert.ok(tight.tokens_estimated <= 300, `tokens ${tight.tokens_estimated}`);
     assert.ok(tight.results_dropped > 0);
     const wide = (await search({ ...q, format: 'json' })).body as { result_count: number; results_dropped: number };
     assert.equal(wide.result_count + wide.results_dropped, tight.result_count + tight.results_dropped);
+  });
+
+  test('max_tokens is a hard ceiling also when the best hit alone must be cut (issue 13 §5: 100 gave 101)', async () => {
+    let cut = 0;
+    for (const query of ['duck', 'trace-based just-in-time compilation of JavaScript loops', 'Norwich City football club stadium']) {
+      for (const max of [100, 101, 157]) {
+        const r = await search({ query, min_relevance: 0, target_tokens: 100, max_tokens: max });
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        const body = r.body as { context: string; tokens_estimated: number; result_count: number };
+        assert.equal(body.tokens_estimated, countTokens(body.context));
+        assert.ok(body.tokens_estimated <= max, `${query}, max ${max}: ${body.tokens_estimated}`);
+        if (body.result_count === 1 && body.tokens_estimated > max - 15) cut++;
+      }
+    }
+    assert.ok(cut >= 3, `only ${cut} searches had their one hit cut at the ceiling`);
   });
 
   test('retrieval tiers: standard fuses only; advanced (or premium) adds the builtin reranker to score and scores', async () => {

@@ -49,6 +49,11 @@ const PRE_INGEST_ERRORS = new Set(['file_too_large', 'source_object_missing', 's
 const NOT_RETRIED = new Set(['file_too_large']);
 const RUNNING_FROM: TaskState[] = ['created', 'queued_org', 'listing', 'materialising'];
 
+/** "The task was cancelled" or "The task has already finished (done)", for 409 task_not_active messages. */
+function finishedSentence(task: TaskRow): string {
+  return task.cancelled ? 'The task was cancelled' : `The task has already finished (${task.state})`;
+}
+
 export class BucketService {
   constructor(private readonly d: BucketServiceDeps) {}
 
@@ -80,8 +85,9 @@ export class BucketService {
         throw new AppError('validation_failed', `source.endpoint: ${(err as Error).message}`, { field: 'source.endpoint' });
       }
     }
-    if (req.dry_run) return { dryRun: await dryRun(spec, creds, req.filter_glob || null, this.d.net, this.d.homeRegion, this.d.fileCap) };
+    // X-Completion is checked before a dry run too: a dry run answers what the real create would (issue 13 §5).
     const targets = parseCompletionHeader(completionHeader, this.d.net, this.d.smtpConfigured);
+    if (req.dry_run) return { dryRun: await dryRun(spec, creds, req.filter_glob || null, this.d.net, this.d.homeRegion, this.d.fileCap) };
     const home = this.d.homeRegion?.toLowerCase();
     if (home && spec.region && spec.region.toLowerCase() !== home && !req.acknowledge_egress_cost) {
       throw new AppError('egress_cost_not_acknowledged', `The bucket is in ${spec.region} and this service runs in ${home}: reading it costs cross-region transfer. Run with dry_run for an estimate, then resubmit with acknowledge_egress_cost: true.`,
@@ -111,7 +117,7 @@ export class BucketService {
   /** Pause a running task (idempotent for a paused one). @throws AppError task_not_active (409) when finished */
   async pause(ctx: ProjectContext, id: string): Promise<TaskView> {
     const task = await this.d.store.getForProject(ctx.projectId, id);
-    if (isTerminal(task.state)) throw new AppError('task_not_active', `The task has already finished (${task.state}); there is nothing to pause.`);
+    if (isTerminal(task.state)) throw new AppError('task_not_active', `${finishedSentence(task)}; there is nothing to pause.`);
     if (isRunning(task.state)) {
       await this.d.store.transition(id, 'paused_user', {
         paused_from: phaseOf(task.state as TaskState),
@@ -124,7 +130,11 @@ export class BucketService {
   /** Resume a paused task to the phase it paused in (idempotent for a running one). @throws task_not_active (409) */
   async resume(ctx: ProjectContext, id: string): Promise<TaskView> {
     const task = await this.d.store.getForProject(ctx.projectId, id);
-    if (isTerminal(task.state)) throw new AppError('task_not_active', `The task has already finished (${task.state}); use retryFailed to re-run its failed files.`);
+    if (isTerminal(task.state)) {
+      // A cancelled task cannot be retried (retryFailed answers 409 task_cancelled): do not point there.
+      const next = task.cancelled ? 'start a new task to ingest the rest' : 'use retryFailed to re-run its failed files';
+      throw new AppError('task_not_active', `${finishedSentence(task)}; ${next}.`);
+    }
     if (isPaused(task.state)) await this.resumeFrom(task);
     else await this.ensureDriver(task);
     return this.get(ctx, id);
@@ -148,7 +158,7 @@ export class BucketService {
       throw new AppError('task_not_active', `The task has already finished (${task.state}); there is nothing to cancel.`);
     }
     const done = await this.d.store.fileCounts(id);
-    const description = `Cancelled by the user at ${nowIso()}: ${done.done} file(s) had been ingested and stay searchable; files not yet ingested were dropped.`;
+    const description = `Cancelled by the user at ${nowIso()}: ${done.done} file(s) had been ingested and stay searchable; files not yet ingested were dropped (a cancelled task cannot be resumed or retried: start a new task for them).`;
     const from: TaskState[] = [...RUNNING_FROM, ...(['paused_credit_exhausted', 'paused_credential_error', 'paused_destination_credential_error', 'paused_egress_quota_exhausted', 'paused_user'] as TaskState[])];
     const r = await finishTask(this.driverDeps(), task, 'failed', description, {
       extra: { cancelled: 1 }, from,
@@ -246,7 +256,7 @@ export class BucketService {
    */
   async replaceCredentials(ctx: ProjectContext, id: string, credentials: unknown): Promise<TaskView> {
     const task = await this.d.store.getForProject(ctx.projectId, id);
-    if (isTerminal(task.state)) throw new AppError('task_not_active', `The task has already finished (${task.state}); its credentials are no longer used.`);
+    if (isTerminal(task.state)) throw new AppError('task_not_active', `${finishedSentence(task)}; its credentials are no longer used.`);
     const creds = validateCredentials(task.source_type as SourceType, credentials);
     await this.probe(task, creds);
     await this.d.store.patch(id, { credentials: this.d.cipher.encrypt(creds, id), credentials_version: task.credentials_version + 1, last_error: null });

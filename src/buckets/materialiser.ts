@@ -9,6 +9,7 @@ import type { BlobStore } from '../storage/blob-store.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import { isUniqueViolation } from '../jobs/queue-support.ts';
 import { INGEST_JOB_KIND, originalBlobKey, type IngestPayload } from '../ingest/ingest-service.ts';
+import { cleanFilename } from '../ingest/ingest-request.ts';
 import { isSourceError, type BucketSource } from './sources/index.ts';
 import type { FileRow, TaskRow, TaskStore } from './task-store.ts';
 import { FETCH_ATTEMPTS, MAX_FILE_BYTES } from './limits.ts';
@@ -85,15 +86,16 @@ export async function materialiseFile(deps: MaterialiserDeps, task: TaskRow, fil
       await sleep(500 * 2 ** (attempt - 1), signal);
     }
   }
+  const filename = cleanFilename(file.key) || 'unnamed';
   const payload: IngestPayload = {
-    namespace: task.namespace, blobKey, filename: file.key, unencryptedStrings: {}, attributes: {},
+    namespace: task.namespace, blobKey, filename, unencryptedStrings: {}, attributes: {},
     canonicalUrl: `${task.source_type === 'gcs' ? 'gs' : 's3'}://${task.bucket}/${file.key}`,
   };
   try {
     const queued = await deps.store.cp.db.transaction().execute(async (trx) => {
       if (!(await deps.store.setFile(task.id, file.key, { state: 'queued', size }, ['fetching'], trx))) return false;
       await deps.queue.enqueue({
-        id: file.job_id, projectId: task.project_id, kind: INGEST_JOB_KIND, filename: file.key, size,
+        id: file.job_id, projectId: task.project_id, kind: INGEST_JOB_KIND, filename, size,
         docId: crypto.randomUUID(), payload: payload as unknown as Record<string, unknown>,
       }, trx);
       await addUsage(trx, task.account_id, size, 1);

@@ -27,7 +27,8 @@ export class TaskStore {
 
   /**
    * Insert a new task (state created, active).
-   * @throws AppError task_already_active (409) when the account already has an active task
+   * @throws AppError task_already_active (409) when the account already has an active task; its id and
+   *         state are in `details` only when it belongs to the same project
    */
   async insert(row: TaskRow): Promise<void> {
     try {
@@ -35,8 +36,12 @@ export class TaskStore {
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       const other = await this.activeForAccount(row.account_id);
-      throw new AppError('task_already_active', 'This account already has an active bucket ingest task; wait for it to finish, or cancel it, before starting another.',
-        other ? { active_task_id: other.id, active_task_state: other.state } : undefined);
+      // The active task is named only to its own project: another project's ids and states stay hidden (issue 13 §3).
+      if (other && other.project_id === row.project_id) {
+        throw new AppError('task_already_active', 'This project already has an active bucket ingest task; wait for it to finish, or cancel it, before starting another.',
+          { active_task_id: other.id, active_task_state: other.state });
+      }
+      throw new AppError('task_already_active', 'Another project of this account has an active bucket ingest task (one per account); it must finish, or be cancelled, before another can start.');
     }
   }
 

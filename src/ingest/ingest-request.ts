@@ -1,5 +1,6 @@
 // Validation of the ingest request headers (spec: POST /docsearch/ingest). Everything is checked
 // before a job or a blob is created, so a rejected request leaves nothing behind.
+import { stripVTControlCharacters } from 'node:util';
 import { AppError } from '../internal/errors.ts';
 import type { NetGuard } from '../internal/net-guard.ts';
 import { SUPPORTED_EXTENSIONS as SUPPORTED_DOTTED } from './parse/index.ts';
@@ -27,6 +28,8 @@ export interface IngestHeaders {
 
 export interface ValidatedIngest {
   filename: string;
+  /** True when `filename` was taken from X-Remote-URL (no Content-Disposition): the final URL decides. */
+  filenameFromUrl: boolean;
   remoteUrl?: string;
   baseUrl?: string;
   completion?: { url: string; headers?: Record<string, string> };
@@ -39,6 +42,19 @@ export interface ValidatedIngest {
 export function extensionOf(filename: string): string {
   const m = /\.([A-Za-z0-9]{1,8})$/.exec(filename);
   return m ? m[1].toLowerCase() : '';
+}
+
+/** C0/C1 controls, DEL, and the bidirectional and zero-width format characters (U+202E and kin). */
+const UNSAFE_IN_NAMES = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
+
+/**
+ * A file name as stored and returned: terminal escape sequences (ANSI CSI/OSC, via Node's
+ * util.stripVTControlCharacters), other control characters and bidi overrides removed, so a name cannot
+ * forge log lines, recolour a terminal or display reversed ("cod.exe" shown as "exe.doc"). Issue 13 §3.
+ * @returns the cleaned name ('' when nothing printable is left)
+ */
+export function cleanFilename(name: string): string {
+  return stripVTControlCharacters(name).replace(UNSAFE_IN_NAMES, '').trim();
 }
 
 /**
@@ -57,8 +73,20 @@ export function filenameFromDisposition(header: string | undefined): string | un
     name = m ? (m[1] ?? m[2])?.replace(/\\(.)/g, '$1') : undefined;
   }
   if (!name) return undefined;
-  name = name.split(/[\\/]/).pop()!.trim();
+  name = cleanFilename(name.split(/[\\/]/).pop()!);
   return name.length > 0 && name.length <= 255 ? name : undefined;
+}
+
+/**
+ * File name a URL implies: its last path segment, percent-decoded (kept raw when malformed), else the
+ * host name. Used for X-Remote-URL ingests without Content-Disposition, on the final URL after redirects.
+ */
+export function filenameFromUrl(url: URL): string {
+  const last = url.pathname.split('/').pop() || '';
+  let name = last;
+  try { name = decodeURIComponent(last); } catch { /* malformed %-escape: keep it as sent */ }
+  name = cleanFilename(name.split(/[\\/]/).pop()!);
+  return name.slice(0, 255) || url.hostname;
 }
 
 function parseJsonHeader(name: string, raw: string, max?: number): unknown {
@@ -137,7 +165,7 @@ export function validateIngestHeaders(h: IngestHeaders, net: NetGuard, maxUpload
   let filename = dispositionName;
   if (remoteUrl) {
     const url = net.checkUrl(remoteUrl);
-    if (!filename) filename = decodeURIComponent(url.pathname.split('/').pop() || '') || url.hostname;
+    if (!filename) filename = filenameFromUrl(url);
   }
   const ext = extensionOf(filename!);
   if (dispositionName && !SUPPORTED_EXTENSIONS.includes(ext)) {
@@ -158,6 +186,7 @@ export function validateIngestHeaders(h: IngestHeaders, net: NetGuard, maxUpload
   const attributes = parseAttributeHeaders(h);
   return {
     filename: filename!,
+    filenameFromUrl: !dispositionName,
     remoteUrl,
     baseUrl,
     completion: parseCompletion(h.completion, net),

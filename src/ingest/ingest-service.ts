@@ -25,6 +25,8 @@ export interface IngestPayload {
   blobKey?: string;
   remoteUrl?: string;
   filename: string;
+  /** The filename came from remoteUrl, so the fetch renames it after the final URL (after redirects). */
+  filenameFromUrl?: boolean;
   mediaType?: string;
   baseUrl?: string;
   completion?: { url: string; headers?: Record<string, string> };
@@ -113,6 +115,7 @@ export class IngestService {
       blobKey,
       remoteUrl: v.remoteUrl,
       filename: v.filename,
+      ...(v.remoteUrl && v.filenameFromUrl ? { filenameFromUrl: true } : {}),
       baseUrl: v.baseUrl,
       completion: v.completion,
       unencryptedStrings: v.unencryptedStrings,

@@ -18,7 +18,7 @@ import { chunkRows, documentLabel, embeddingText } from './chunk-rows.ts';
 import { parseDocument } from './parse/index.ts';
 import { ParseError } from './parse/types.ts';
 import { chunkDocument } from './chunking/chunker.ts';
-import { extensionOf } from './ingest-request.ts';
+import { extensionOf, filenameFromDisposition, filenameFromUrl } from './ingest-request.ts';
 import { originalBlobKey, type IngestPayload } from './ingest-service.ts';
 import type { ParseRunner } from './isolation/parse-runner.ts';
 import { assetPrefix, saveAssets } from './assets/asset-store.ts';
@@ -70,9 +70,8 @@ async function fetchRemote(deps: PipelineDeps, url: string, signal: AbortSignal)
   const data = await readBodyCapped(res.body, deps.maxRemoteBytes);
   if (!data) return failed(413, 'payload_too_large', `The remote file exceeds ${deps.maxRemoteBytes} bytes.`);
   const ct = String(res.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase() || undefined;
-  const cd = String(res.headers['content-disposition'] ?? '');
-  const m = /filename\s*=\s*"?([^";]+)"?/i.exec(cd);
-  return { data, finalUrl: res.url, mediaType: ct, dispositionName: m?.[1] };
+  const cd = res.headers['content-disposition'];
+  return { data, finalUrl: res.url, mediaType: ct, dispositionName: filenameFromDisposition(typeof cd === 'string' ? cd : undefined) };
 }
 
 /**
@@ -100,7 +99,10 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
     data = r.data;
     canonicalUrl = r.finalUrl;
     mediaType = r.mediaType;
+    // The server's Content-Disposition names the file, else the final URL (after redirects) when the
+    // name came from the URL at all (issue 13 §5: `/download` -> `/files/notes.md` is a .md).
     if (r.dispositionName) filename = r.dispositionName;
+    else if (payload.filenameFromUrl) filename = filenameFromUrl(new URL(r.finalUrl));
     if (!extensionOf(filename) && mediaType && MEDIA_TYPE_EXT[mediaType]) filename = `${filename}.${MEDIA_TYPE_EXT[mediaType]}`;
     await deps.blobs.put(blobKey, Readable.from([data]));
     await deps.cp.db.updateTable('jobs').set({ size: data.length, filename }).where('id', '=', job.id).execute();

@@ -46,7 +46,11 @@ export interface Config {
   reranker?: RerankerConfig;
   logLevel: string;
   /** Parse isolation and limits (issue 3; docs/ocr.md). Optional so hand-built configs stay valid. */
-  parse?: { timeoutMs: number; maxMemoryMb: number; maxPages: number; maxOcrPages: number; ocr: boolean };
+  parse?: {
+    timeoutMs: number; maxMemoryMb: number; maxPages: number; maxOcrPages: number; ocr: boolean;
+    /** DOCSEARCH_OCR_LANGS: fixed Tesseract language string (e.g. "deu+eng"); unset = automatic choice. */
+    ocrLangs?: string;
+  };
   /** SMTP relay for e-mail completion targets (bucket tasks, issue 6); unset = e-mail targets are refused. */
   smtp?: { url: string; from: string };
   /** Bulk bucket ingestion (issue 6; docs/buckets.md). Optional so hand-built configs stay valid. */
@@ -149,6 +153,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       maxPages: int(env, 'DOCSEARCH_PARSE_MAX_PAGES', 2000, 1, 1_000_000),
       maxOcrPages: int(env, 'DOCSEARCH_OCR_MAX_PAGES', 100, 0, 100_000),
       ocr: (env.DOCSEARCH_OCR || 'on').toLowerCase() !== 'off',
+      ocrLangs: env.DOCSEARCH_OCR_LANGS?.trim() || undefined,
     },
     smtp: env.DOCSEARCH_SMTP_URL ? { url: smtpUrl(env.DOCSEARCH_SMTP_URL), from: env.DOCSEARCH_SMTP_FROM || 'docsearch@localhost' } : undefined,
     buckets: {

@@ -17,7 +17,7 @@ import { admitWithinBudget, clampBudget, type BudgetItem, type BudgetResult } fr
 import { DEFAULT_EXPAND_TIGHTNESS, expandRegions } from './stages/expand.ts';
 import { queryStats } from './stages/fuse.ts';
 import { denseCoverageOk, rankStandard } from './stages/standard-rank.ts';
-import { chunkTokens, pagesOf, truncateChunks, variantChunks } from './stages/hit-content.ts';
+import { chunkTokens, fitChunks, pagesOf, variantChunks } from './stages/hit-content.ts';
 import { renderContext, type RenderHit } from './stages/render.ts';
 import { retrieve } from './stages/retrieve.ts';
 import { widenHits } from './stages/widen.ts';
@@ -211,7 +211,10 @@ export class SearchService {
     const hits = result.admitted.map((a) => {
       const region = passing[a.index];
       let chunks = variantChunks(region, a.variant);
-      if (a.truncateTo !== undefined) chunks = truncateChunks(chunks, a.truncateTo);
+      if (a.truncateTo !== undefined) {
+        const title = docs.get(region.docId)!.title;
+        chunks = fitChunks(chunks, a.truncateTo, budget.max, (cs) => countTokens(renderContext([{ docId: region.docId, title, chunks: cs }])));
+      }
       return { region, doc: docs.get(region.docId)!, chunks, docId: region.docId, whole: a.variant === 'expanded' && a.truncateTo === undefined };
     });
     // Few strong hits leave the budget unused: widen them within their documents (stages/widen.ts).

@@ -39,8 +39,12 @@ const ENV = { ...process.env, OMP_THREAD_LIMIT: '1' };
 
 let installed: Promise<Set<string>> | undefined;
 
-/** Languages whose traineddata is installed (`tesseract --list-langs`); empty when tesseract is missing. */
-export function installedLanguages(): Promise<Set<string>> {
+/**
+ * Languages whose traineddata is installed (`tesseract --list-langs`, "osd" left out); empty when
+ * tesseract is missing. Asked once per process unless `refresh` (after installing packages).
+ */
+export function installedLanguages(refresh = false): Promise<Set<string>> {
+  if (refresh) installed = undefined;
   installed ??= new Promise((resolve) => {
     execFile(BINARY, ['--list-langs'], { env: ENV, timeout: 10_000 }, (err, stdout) => {
       if (err) return resolve(new Set());

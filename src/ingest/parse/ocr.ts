@@ -14,6 +14,7 @@
 import sharp from 'sharp';
 import type { TextRun } from './pdf-layout.ts';
 import { detectScript, installedLanguages, recognizeWords, type OcrWord } from './ocr-tesseract.ts';
+import { DEFAULT_CANDIDATES, RETRY_CANDIDATES, SCRIPT_CANDIDATES } from './ocr-languages.ts';
 
 export interface OcrOptions {
   /** Size of the area the image covers, in points (a PDF page); default: 1 px = 1 pt at 72 dpi. */
@@ -42,12 +43,7 @@ const CJK = /[\u2018-\u201f\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]
 const LOW_CONF = 50;
 
 function candidatesFor(script: string | undefined): string[] {
-  switch (script) {
-    case 'Han': return ['chi_sim', 'jpn+jpn_vert'];
-    case 'Japanese': case 'Katakana': case 'Hiragana': return ['jpn+jpn_vert'];
-    case 'Hangul': case 'Korean': return ['kor+eng'];
-    default: return ['eng'];
-  }
+  return [...(script && Object.hasOwn(SCRIPT_CANDIDATES, script) ? SCRIPT_CANDIDATES[script] : DEFAULT_CANDIDATES)];
 }
 
 /** Keep only language strings whose every part is installed (dropping missing optional parts). */
@@ -213,7 +209,7 @@ export async function ocrImage(image: Buffer, opts: OcrOptions = {}): Promise<Oc
   }
   if (!fixed && best && best.chars > 0 && best.lowFraction > 0.2) {
     const tried = new Set(cands);
-    for (const c of usable(['kor+eng', 'chi_sim+eng', 'jpn+eng'], have)) {
+    for (const c of usable([...RETRY_CANDIDATES], have)) {
       if (tried.has(c)) continue;
       const r = await run(c);
       if (r.confidence > best.confidence + 2) best = r;

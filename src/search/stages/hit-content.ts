@@ -1,6 +1,6 @@
 // Helpers that turn an admitted region into what the response shows: the chunks of the admitted variant
-// (expanded or core), its page list, its token estimate, and a token-exact cut for the rare lone hit that
-// is larger than max_tokens.
+// (expanded or core), its page list, its token estimate, and a cut for the rare lone hit that is larger than
+// max_tokens, measured on the rendered context so that `tokens_estimated` never exceeds max_tokens.
 import { decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
 import type { StoredChunk } from '../../storage/namespace-index.ts';
 import type { Region } from '../types.ts';
@@ -39,7 +39,10 @@ export function truncateToTokens(text: string, maxTokens: number): string {
   const opts = { allowedSpecial: 'all' as const, disallowedSpecial: new Set<string>() };
   const ids = encode(text, opts);
   if (ids.length <= maxTokens) return text;
-  return decode(ids.slice(0, Math.max(0, maxTokens)));
+  // A cut inside a multi-byte character decodes to U+FFFD (gpt-tokenizer may even put it before the
+  // last whole character); drop replacement characters the text did not have.
+  const cut = decode(ids.slice(0, Math.max(0, maxTokens)));
+  return text.includes('\uFFFD') ? cut : cut.replace(/\uFFFD/g, '');
 }
 
 /**
@@ -60,4 +63,24 @@ export function truncateChunks(chunks: StoredChunk[], maxTokens: number): Stored
     break;
   }
   return out;
+}
+
+/**
+ * Cut a lone hit's chunks so that the context rendered from them is at most `maxTokens` tokens.
+ * truncateChunks() works on estimates (the doc header is estimated with a one-page span, `[pN]` markers
+ * with REGION_OVERHEAD_TOKENS, the `<context>` envelope not at all, and tokens merge differently at
+ * joins), so the cut is measured with `measure` and tightened by the excess until it fits (issue 13: a
+ * 100-token ceiling gave 101 to 103).
+ * @param estimate first allowance for truncateChunks (the budget's `truncateTo`)
+ * @param measure tokens of the rendered context for a candidate chunk list
+ * @returns new chunk objects; possibly empty when not even the header fits
+ */
+export function fitChunks(chunks: StoredChunk[], estimate: number, maxTokens: number, measure: (chunks: StoredChunk[]) => number): StoredChunk[] {
+  let allowance = Math.min(estimate, maxTokens);
+  for (;;) {
+    const cut = truncateChunks(chunks, allowance);
+    const over = cut.length ? measure(cut) - maxTokens : 0;
+    if (over <= 0) return cut;
+    allowance -= over;
+  }
 }

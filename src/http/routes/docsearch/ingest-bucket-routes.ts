@@ -13,10 +13,21 @@ import { registerIngestBucketCredentialsRoute } from './ingest-bucket-credential
 export async function registerIngestBucketRoutes(app: FastifyInstance, services: Services): Promise<void> {
   await registerIngestBucketCreateRoute(app, services);
   await registerIngestBucketGetRoute(app, services);
-  await registerIngestBucketPauseRoute(app, services);
-  await registerIngestBucketResumeRoute(app, services);
-  await registerIngestBucketCancelRoute(app, services);
+  // pause, resume, retryFailed and cancel take no body, and many HTTP clients still send
+  // `Content-Type: application/json` with an empty one: that is accepted there (issue 13 §5) instead of
+  // Fastify's 400 for an empty JSON body. A non-empty body goes through the default JSON parser.
+  await app.register(async (scope) => {
+    const parseJson = scope.getDefaultJsonParser('error', 'error');
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+      if (String(body).trim() === '') return done(null, undefined);
+      return parseJson(request, String(body), done);
+    });
+    await registerIngestBucketPauseRoute(scope, services);
+    await registerIngestBucketResumeRoute(scope, services);
+    await registerIngestBucketRetryFailedRoute(scope, services);
+    await registerIngestBucketCancelRoute(scope, services);
+  });
   await registerIngestBucketFailuresRoute(app, services);
-  await registerIngestBucketRetryFailedRoute(app, services);
   await registerIngestBucketCredentialsRoute(app, services);
 }

@@ -1,0 +1,44 @@
+// The cut of a lone hit larger than max_tokens (issue 13 §5): the rendered context must stay within the
+// ceiling for any text, title and page span, although the budget works on estimates.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { countTokens } from '../../analysis/token-count.ts';
+import type { StoredChunk } from '../../storage/namespace-index.ts';
+import { admitWithinBudget } from './budget.ts';
+import { chunkTokens, fitChunks, truncateChunks, truncateToTokens } from './hit-content.ts';
+import { renderContext } from './render.ts';
+
+const chunk = (content: string, pages: [number, number], i = 0): StoredChunk => ({
+  id: `d1:${i}`, doc_id: 'd1', source_job_id: 'j', chunk_index: i, chunkset_index: 0,
+  page_start: pages[0], page_end: pages[1], heading_path: '', content, token_count: countTokens(content),
+});
+
+test('a lone oversized hit renders within max_tokens (the estimate alone overshot by 1-3 tokens)', () => {
+  const texts = ['The quick brown fox jumps over the lazy dog. '.repeat(60), '日本語のテキストです。'.repeat(80), 'Ünïcödé wörds and emojis 🎉🎉 '.repeat(50)];
+  let overshootWithoutFit = 0;
+  for (const text of texts) for (const title of ['Duck', 'A long title with many words in it']) for (const pages of [[1, 1], [3, 12]] as const) {
+    const chunks = [chunk(text, [pages[0], pages[1]]), chunk(text, [pages[1], pages[1]], 1)];
+    const docOverhead = countTokens(`<doc id="d1" title="${title}" pages="1-1">\n</doc>\n`);
+    const measure = (cs: StoredChunk[]) => countTokens(renderContext([{ docId: 'd1', title, chunks: cs }]));
+    for (const max of [100, 137, 250]) {
+      const r = admitWithinBudget([{ docId: 'd1', score: 0.9, tokens: chunkTokens(chunks), coreTokens: chunkTokens(chunks), docOverhead }], { target: max, max });
+      const truncateTo = r.admitted[0].truncateTo!;
+      assert.ok(truncateTo > 0);
+      overshootWithoutFit = Math.max(overshootWithoutFit, measure(truncateChunks(chunks, truncateTo)) - max);
+      const fitted = fitChunks(chunks, truncateTo, max, measure);
+      const n = measure(fitted);
+      assert.ok(n <= max, `${max}: ${n} tokens (${title}, pages ${pages})`);
+      assert.ok(n >= max - 12, `${max}: only ${n} tokens used`);
+    }
+  }
+  assert.ok(overshootWithoutFit > 0, 'the case this guards against no longer arises');
+});
+
+test('a token cut never ends in a broken character', () => {
+  for (const n of [2, 4, 5]) {
+    const cut = truncateToTokens('🎉'.repeat(20), n);
+    assert.ok(!cut.includes('\uFFFD'), JSON.stringify(cut));
+    assert.ok(countTokens(cut) <= n);
+    assert.ok(cut.length >= 2);
+  }
+});
