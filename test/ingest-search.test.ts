@@ -68,8 +68,10 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       assert.ok(top.scores.ann !== null && top.scores.bm25 !== null && top.scores.rrf !== null, JSON.stringify(top.scores));
       assert.ok(top.score > 0 && top.score <= 1);
       assert.ok(top.chunk_indices.length >= 1);
-      // The reference list (pages 13-14, dense in these words) is not the answer (search/stages/section-prior.ts).
-      assert.ok(!(top.pages as number[]).includes(14), `top hit is the bibliography: ${JSON.stringify(top)}`);
+      // The reference list (pages 13-14, dense in these words) is not the answer (search/stages/section-prior.ts);
+      // the conclusions, which share page 13-14, may be.
+      const entries = ((top as unknown as { content: string }).content.match(/^\s*\[\d+\]/gm) ?? []).length;
+      assert.ok(entries < 3, `top hit is the bibliography: ${JSON.stringify(top)}`);
       const p = await api(server.baseUrl, key, 'POST', '/v3/docsearch/search', { query: q });
       assert.equal(p.status, 200);
       const ctx = p.body as { context: string; result_count: number; tokens_estimated: number; mode: string; search_units: number; results_dropped: number };
