@@ -56,7 +56,9 @@ async function main(): Promise<void> {
   for (const r of rows) { const k = kindOf(r.set); if (!queriesPerKind.has(k)) queriesPerKind.set(k, new Set()); queriesPerKind.get(k)!.add(r.set + r.query); }
   const kinds = queriesPerKind.size;
   const totalQueries = [...queriesPerKind.values()].reduce((s, q) => s + q.size, 0);
-  const weight = rows.map((r) => (1 / perQuery.get(r.set + r.query)!) * (totalQueries / kinds / queriesPerKind.get(kindOf(r.set))!.size));
+  // --kind-weight "scifact n=5183=2": multiply one kind's total weight (default 1 each).
+  const extra = new Map(process.argv.flatMap((a, i) => (a === '--kind-weight' ? [process.argv[i + 1]] : [])).map((kv) => [kv.slice(0, kv.lastIndexOf('=')), Number(kv.slice(kv.lastIndexOf('=') + 1))] as const));
+  const weight = rows.map((r) => (extra.get(kindOf(r.set)) ?? 1) * (1 / perQuery.get(r.set + r.query)!) * (totalQueries / kinds / queriesPerKind.get(kindOf(r.set))!.size));
   // Query-level features (the same for every hit of a query) are derived here when the rows predate them.
   const qmax = new Map<string, { cov: number; bm25: number }>();
   for (const r of rows) {
@@ -68,6 +70,8 @@ async function main(): Promise<void> {
     const m = qmax.get(r.set + r.query)!;
     (r.f as unknown as Record<string, number>).q_cov_max ??= m.cov;
     (r.f as unknown as Record<string, number>).q_bm25_max ??= m.bm25;
+    const f = r.f as unknown as Record<string, number>;
+    f.cov2 = f.cov * f.cov; f.cov_bm25 = f.cov * f.bm25_pm; f.bm25_pm2 = f.bm25_pm * f.bm25_pm; f.cov_rrf = f.cov * f.rrf;
   }
   const X = rows.map((r) => FEATURES.map((n) => (r.f as unknown as Record<string, number>)[n] ?? 0));
   const y = rows.map((r) => r.y);

@@ -71,7 +71,7 @@ export async function scifactTrainRows(app: BenchApp, out: TrainRow[], perSet: n
   const { corpus, queries, qrels } = loadBeir('scifact', 'train');
   const byId = new Map(corpus.map((d) => [d._id, d]));
   const mk = (qs: typeof queries): Q[] => qs.map((q) => ({ id: q._id, text: q.text, judge: (d) => qrels.get(q._id)!.has(d) }));
-  await collect(app, 'scifact n=5183', corpus, mk(thin(queries, perSet)), out);
+  await collect(app, 'scifact n=5183', corpus, mk(queries), out); // every train claim: the ranking the tier is judged by
   const rand = rng(11);
   for (const others of [10, 100]) {
     const qs = thin(queries.slice(1), perSet);

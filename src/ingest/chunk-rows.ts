@@ -14,6 +14,14 @@ import type { ChunkDraft } from './chunking/chunker.ts';
 import type { ChunkRecord } from '../storage/namespace-index.ts';
 
 /**
+ * BM25F field weight of the document label (title and file name) relative to the chunk's own text: a
+ * prior, not fitted (the training sets' titles are their first heading and are indexed once as such).
+ * Title weights of 2–5 are the usual range in BM25F (Robertson, Zaragoza & Taylor 2004; Zaragoza et al.,
+ * "Microsoft Cambridge at TREC-13", 2004, used 3 for titles).
+ */
+export const LABEL_WEIGHT = 3;
+
+/**
  * The document label indexed with every chunk: the title, plus the filename's words when the title does
  * not already contain them (a PDF titled "10-K" is found as "3M" through "3M_2018_10K.pdf").
  * @param title    the document's title (parser metadata or first heading; may equal the filename)
@@ -43,7 +51,9 @@ export function embeddingText(c: Pick<ChunkDraft, 'heading_path' | 'content'>): 
 export function lexicalTokens(c: Pick<ChunkDraft, 'heading_path' | 'content'>, label: string, lang: string | null): string {
   // A label that is already the outermost heading (Markdown "# Title" documents) is not counted twice.
   const own = label && c.heading_path[0]?.trim().toLowerCase() !== label.trim().toLowerCase() ? analyze(label, lang) : [];
-  return [...own, ...analyze(embeddingText(c), lang)].join(' ');
+  const repeated: string[] = [];
+  for (let i = 0; i < LABEL_WEIGHT; i++) repeated.push(...own);
+  return [...repeated, ...analyze(embeddingText(c), lang)].join(' ');
 }
 
 export interface ChunkRowsInput {

@@ -1,21 +1,21 @@
-// Stage 5 of retrieval: the relevance score (0..1) of each hit — a logistic function of per-signal
-// features, with coefficients from relevance-model.ts (fitted on SciFact train, never test). Features are
-// normalised per query so that they mean the same across namespaces of different sizes where possible:
-//   bm25_rel       bm25 / best BM25 of the query (0..1; 0 when nothing matched lexically)
-//   bm25_per_term  bm25 / (distinct query terms · idf_max), idf_max = ln(1 + (N − 0.5) / 1.5) the BM25 IDF of
-//                  a term found in one of the namespace's N chunks: the share of the best possible
-//                  per-term score, so that the feature means the same in a 50-chunk and a 5M-chunk namespace
-//   cos            cosine of query and best chunk (absent from the vector list: that list's lowest cosine;
-//                  vector search not run: 0)
-//   cos_gap        cos − best cosine of the query (≤ 0)
+// Stage 5 of retrieval: the relevance score (0..1) of each hit — a logistic function of per-hit features,
+// with coefficients from relevance-model.ts (fitted on training splits of SciFact and XQuAD, never test).
+// The shipped model uses only ABSOLUTE features (issue 11), so a score means the same whatever the best hit
+// of the query scored, the namespace's size and the query's length:
+//   cov            IDF-weighted share of the query's matchable words the hit holds (stages/coverage.ts)
+//   bm25_pm        bm25 / (matchable words · idf_max), idf_max = ln(1 + (N − 0.5) / 1.5) the BM25 IDF of a
+//                  term found in one of the namespace's N chunks; matchable = weighted query words that occur
+//                  in the candidate pool (instruction filler that no chunk holds does not dilute it)
+//   cos            cosine of query and best chunk (absent from the vector list: that list's lowest cosine);
+//                  0 when the embedder covers less than half of the query (dense_off = 1 then)
 //   rrf            rrf · (k + 1) / 2: 1 for a chunk ranked first by both retrievers
+//   bm25_rr, ann_rr (k + 1) / (k + rank) in each list (0 when absent): rank 2 is worth 0.98 of rank 1
 //   anchor_cos     cosine, in embedding space, of the hit and the query's best BM25 chunk (stages/anchor.ts;
 //                  0 when undefined): one-passage pseudo-relevance feedback
 //   score = 1 / (1 + exp(−(intercept + Σ weight · feature)))
-// The hits are ordered by this score. anchor_cos was added to the earlier five features because it raises
-// the 5-fold cross-validated nDCG@10 on SciFact train (bench/fusion-study.ts); none was dropped, because
-// SciFact with the weak builtin embedder cannot show what the dense features are worth. Its cost on
-// XQuAD en (where GloVe is in-domain) is in docs/search.md "Why the lexical anchor".
+// Also computed, for the fitting scripts' comparisons only (relative, not used by the shipped model):
+//   bm25_rel = bm25 / best BM25, cos_gap = cos − best cos, bm25_per_term = bm25 / (all words · idf_max),
+//   q_cov_max / q_bm25_max = the query's best coverage / BM25 per matchable word.
 import type { QueryStats, Region } from '../types.ts';
 import { RRF_K } from './fuse.ts';
 import { RELEVANCE_MODEL, type RelevanceModel } from './relevance-model.ts';
@@ -34,6 +34,8 @@ export interface RelevanceFeatures {
   dense_off: number;
   q_cov_max: number;
   q_bm25_max: number;
+  bm25_rr: number;
+  ann_rr: number;
 }
 
 /** What the features of a hit are computed from: its raw signals, anchor cosine and term coverage. */
@@ -43,6 +45,9 @@ export interface FeatureInput {
   rrf: number;
   anchor: number | null;
   coverage: number | null;
+  /** Best 1-based rank of the hit in the BM25 / vector list (null = absent from it). */
+  bm25Rank?: number | null;
+  annRank?: number | null;
 }
 
 /**
@@ -66,12 +71,18 @@ export function relevanceFeatures(hit: FeatureInput, stats: QueryStats): Relevan
     dense_off: dense ? 0 : 1,
     q_cov_max: stats.maxCoverage ?? 0,
     q_bm25_max: Math.max(0, stats.maxBm25) / (Math.max(1, stats.matchable) * idfMax(stats.chunkCount)),
+    bm25_rr: hit.bm25Rank ? (RRF_K + 1) / (RRF_K + hit.bm25Rank) : 0,
+    ann_rr: dense && hit.annRank ? (RRF_K + 1) / (RRF_K + hit.annRank) : 0,
   };
 }
 
 /** The feature input of a region: its signals plus its anchor cosine and coverage. */
 export function regionInput(r: Region): FeatureInput {
-  return { ann: r.signals.ann, bm25: r.signals.bm25, rrf: r.signals.rrf, anchor: r.anchor, coverage: r.coverage };
+  const best = (xs: Array<number | null>) => xs.reduce<number | null>((m, x) => (x !== null && (m === null || x < m) ? x : m), null);
+  return {
+    ann: r.signals.ann, bm25: r.signals.bm25, rrf: r.signals.rrf, anchor: r.anchor, coverage: r.coverage,
+    bm25Rank: best(r.members.map((m) => m.bm25Rank)), annRank: best(r.members.map((m) => m.annRank)),
+  };
 }
 
 /** BM25 IDF (Robertson–Spärck Jones with +1, as Lucene/tantivy) of a term occurring in 1 of N chunks. */
