@@ -1,6 +1,6 @@
 // The evaluation of docsearch's real output (issue 11): is the answer inside the prompt-ready context that
 // a DEFAULT request returns, and at what cost in tokens and milliseconds? Beside it nDCG@10 and recall@10
-// of the full ranking (document level), the reliability (calibration) of `score` per case, and the same
+// of the full ranking (document level; FinanceBench hit level: recall@10 = an evidence-page hit in the top 10), the reliability (calibration) of `score` per case, and the same
 // numbers for every question asked again in a verbose, instruction-wrapped form (answers-common.ts
 // verboseForm, a fixed documented rule). Sets (bench/lib/answers-sets.ts): FinanceBench (whole namespace
 // and searchInDoc), XQuAD as QA per language in namespaces of 1 and 10 paragraphs (test half of the
@@ -49,11 +49,19 @@ async function runCase(app: Awaited<ReturnType<typeof startBenchApp>>, c: EvalCa
     tokens.push(a.tokens);
     ms.push(a.ms);
     if (a.admitted.length === 0) empty++;
-    const relDocs = q.qrels;
-    // Document-level ranking; for FinanceBench-like page judgements a document counts when its hit is relevant.
-    const ranked = dedupe(a.ranking.filter((h) => q.relevant(h) || !relDocs.has(h.doc_id)).map((h) => h.doc_id));
-    ndcg.push(ndcgAt(10, ranked, relDocs));
-    recall.push(recallAt(10, ranked, relDocs));
+    if (c.hitLevel) {
+      // Hit level: binary gain per hit; the ideal ranking puts every relevant hit of the ranking first.
+      const rels = a.ranking.map((h) => (q.relevant(h) ? 1 : 0));
+      const ideal = Math.min(10, rels.reduce((s: number, r) => s + r, 0));
+      const idcg = Array.from({ length: ideal }, (_, i) => 1 / Math.log2(i + 2)).reduce((s, x) => s + x, 0);
+      ndcg.push(idcg > 0 ? rels.slice(0, 10).reduce((s: number, r, i) => s + r / Math.log2(i + 2), 0) / idcg : 0);
+      recall.push(rels.slice(0, 10).some(Boolean) ? 1 : 0);
+    } else {
+      // Document level (BEIR): a document's rank is that of its first relevant-or-other hit.
+      const ranked = dedupe(a.ranking.filter((h) => q.relevant(h) || !q.qrels.has(h.doc_id)).map((h) => h.doc_id));
+      ndcg.push(ndcgAt(10, ranked, q.qrels));
+      recall.push(recallAt(10, ranked, q.qrels));
+    }
     for (const h of a.ranking) calib.add(h.score, q.relevant(h));
   }
   return {

@@ -36,6 +36,8 @@ export interface EvalCase {
   name: string;
   docs: number;
   questions: EvalQuestion[];
+  /** Judge the ranking hit by hit (FinanceBench: evidence pages), not document by document. */
+  hitLevel?: boolean;
 }
 
 const XQUAD_DIR = path.resolve(repoRoot, '../shared/data/qa/xquad');
@@ -183,8 +185,8 @@ export async function financebenchCases(app: BenchApp): Promise<EvalCase[]> {
     };
   });
   return [
-    { name: 'financebench search', docs: files.length, questions: mk(false) },
-    { name: 'financebench searchInDoc', docs: 1, questions: mk(true) },
+    { name: 'financebench search', docs: files.length, questions: mk(false), hitLevel: true },
+    { name: 'financebench searchInDoc', docs: 1, questions: mk(true), hitLevel: true },
   ];
 }
 

@@ -12,8 +12,10 @@
 // left out of the denominator: they cannot be matched by any hit, so they must not lower every score.
 // Segment matchability: in a query of several sentences/clauses, a segment whose words no single candidate
 // holds together ("Assume you are an analyst preparing a briefing.") is instruction, not information need.
-// Each segment s gets m(s) = max_c Σ_{w ∈ s ∩ c} idf(w) / Σ_{w ∈ s, df > 0} idf(w), divided by the best
-// segment's m; a word's q(w) is multiplied by the highest m of the segments it occurs in. It re-weights
+// Each segment s gets m(s) = max_c Σ_{w ∈ s ∩ c} idf(w) — the IDF mass one candidate holds of it, in
+// absolute terms, because common instruction words ("using", "information", "available") co-occur by
+// chance while the specific words of the information need co-occur because a passage is about them —
+// divided by the best segment's m; a word's q(w) is multiplied by the highest m of its segments. It re-weights
 // words, the same for every hit, so it never lowers one hit because another matched better.
 // Cost: one Set per candidate over its stored analysed terms, O(total candidate terms + P · words).
 import type { FusedChunk } from '../types.ts';
@@ -61,8 +63,6 @@ function segmentWeights(has: Array<boolean[] | null>, idf: number[], segments: n
   const out = idf.map(() => 1);
   if (segments.length < 2) return out;
   const m = segments.map((seg) => {
-    const total = seg.reduce((s, w) => s + idf[w], 0);
-    if (total === 0) return 0;
     let best = 0;
     for (const h of has) {
       if (!h) continue;
@@ -70,7 +70,7 @@ function segmentWeights(has: Array<boolean[] | null>, idf: number[], segments: n
       for (const w of seg) if (h[w]) got += idf[w];
       if (got > best) best = got;
     }
-    return best / total;
+    return best;
   });
   const top = Math.max(...m);
   if (top <= 0) return out;
