@@ -11,6 +11,7 @@ import { projectScope } from './plugins/docsearch-scope.ts';
 import { ErrorBodySchema } from './schemas/common.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerOpenApiRoute } from './routes/openapi.ts';
+import { registerApiDocsRoute } from './routes/api-docs.ts';
 import { registerProjectRoutes } from './routes/projects/index.ts';
 import { registerDocsearchRoutes } from './routes/docsearch/index.ts';
 import { registerJobRoutes } from './routes/jobs/index.ts';
@@ -54,6 +55,7 @@ export async function buildHttpServer(services: Services, opts: { logger?: boole
   });
 
   await registerHealthRoutes(app, services);
+  await registerApiDocsRoute(app);
   await app.register(async (v3) => {
     await registerOpenApiRoute(v3);
     await registerProjectRoutes(v3, services);
