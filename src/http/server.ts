@@ -52,6 +52,9 @@ export async function buildHttpServer(services: Services, opts: { logger?: boole
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
+    // Shared schemas become components named by their $id (ErrorBody, DocInfo, …), not def-N, so the
+    // SDK's generated types can name them.
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
 
   await registerHealthRoutes(app, services);
