@@ -12,6 +12,7 @@ import { ErrorBodySchema } from './schemas/common.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerOpenApiRoute } from './routes/openapi.ts';
 import { registerApiDocsRoute } from './routes/api-docs.ts';
+import { registerMcpRoute } from './routes/mcp.ts';
 import { registerProjectRoutes } from './routes/projects/index.ts';
 import { registerDocsearchRoutes } from './routes/docsearch/index.ts';
 import { registerJobRoutes } from './routes/jobs/index.ts';
@@ -59,6 +60,7 @@ export async function buildHttpServer(services: Services, opts: { logger?: boole
 
   await registerHealthRoutes(app, services);
   await registerApiDocsRoute(app);
+  await registerMcpRoute(app, services);
   await app.register(async (v3) => {
     await registerOpenApiRoute(v3);
     await registerProjectRoutes(v3, services);
