@@ -13,6 +13,7 @@ import { registerHealthRoutes } from './routes/health.ts';
 import { registerOpenApiRoute } from './routes/openapi.ts';
 import { registerApiDocsRoute } from './routes/api-docs.ts';
 import { registerMcpRoute } from './routes/mcp.ts';
+import { registerMetricsRoute } from './routes/metrics.ts';
 import { registerProjectRoutes } from './routes/projects/index.ts';
 import { registerDocsearchRoutes } from './routes/docsearch/index.ts';
 import { registerJobRoutes } from './routes/jobs/index.ts';
@@ -43,6 +44,10 @@ export async function buildHttpServer(services: Services, opts: { logger?: boole
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // Latency by route pattern (not the raw URL: ids would explode the label set); 404s share one label.
+  app.addHook('onResponse', async (request, reply) => {
+    services.metrics.observeHttp(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+  });
   app.addSchema(ErrorBodySchema);
 
   await app.register(swagger, {
@@ -61,6 +66,7 @@ export async function buildHttpServer(services: Services, opts: { logger?: boole
   await registerHealthRoutes(app, services);
   await registerApiDocsRoute(app);
   await registerMcpRoute(app, services);
+  await registerMetricsRoute(app, services);
   await app.register(async (v3) => {
     await registerOpenApiRoute(v3);
     await registerProjectRoutes(v3, services);
