@@ -110,7 +110,7 @@ describe('docsearch MCP server', () => {
     }
   });
 
-  test('Streamable HTTP at /mcp: account key + X-Project-ID works; no or a wrong key is refused with 401', async () => {
+  test('Streamable HTTP at /mcp: account key + X-Project-ID works; GET/DELETE 405; no or a wrong key is refused with 401', async () => {
     const { projectId } = await newProject(server);
     const client = new Client({ name: 'test-agent', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), {
@@ -119,6 +119,13 @@ describe('docsearch MCP server', () => {
     const list = JSON.parse(text(await client.callTool({ name: 'list_documents', arguments: {} })));
     assert.equal(list.total_documents, 0);
     await client.close();
+    // Stateless endpoint: no server-initiated stream, no session to delete.
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(`${server.baseUrl}/mcp`, { method, headers: { authorization: `Bearer ${server.accountKey}`, 'x-project-id': projectId, accept: 'text/event-stream' } });
+      assert.equal(res.status, 405, method);
+      assert.equal(res.headers.get('allow'), 'POST');
+      assert.equal((await res.json()).code, 'method_not_allowed');
+    }
     for (const headers of [{}, { authorization: 'Bearer svc_prod_ds_wrong' }] as Record<string, string>[]) {
       const res = await fetch(`${server.baseUrl}/mcp`, {
         method: 'POST', headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },

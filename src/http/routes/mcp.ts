@@ -5,6 +5,7 @@
 // through the public API, and MCP adds no second path to the domain.
 import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { DocsearchClient } from '@docsearch/sdk';
 import { handleMcpHttpRequest } from '@docsearch/mcp';
 import type { Services } from '../../services.ts';
@@ -21,21 +22,37 @@ function selfOrigin(app: FastifyInstance): string {
 }
 
 export async function registerMcpRoute(app: FastifyInstance, services: Services): Promise<void> {
+  // A tool call may wait on a job for minutes: shutting down ends those responses instead of waiting.
+  const open = new Set<ServerResponse>();
+  app.addHook('preClose', async () => {
+    for (const res of open) res.destroy();
+  });
+  // Stateless: no server-initiated stream and no session to end, so GET and DELETE are 405 (MCP
+  // Streamable HTTP allows this) — after authentication, like every other answer here.
   app.route({
-    method: ['GET', 'POST', 'DELETE'],
+    method: ['GET', 'DELETE'],
     url: '/mcp',
+    schema: { hide: true },
+    handler: async (request, reply): Promise<never> => {
+      await resolveProjectScope(services.auth, request, true);
+      reply.header('allow', 'POST');
+      throw new AppError('method_not_allowed', 'This MCP endpoint is stateless: POST JSON-RPC messages.');
+    },
+  });
+  app.post('/mcp', {
     // ingest's content_base64 carries a whole file: base64 is 4/3 of the upload limit, plus the envelope.
     bodyLimit: Math.ceil(services.config.maxUploadBytes * 1.34) + 64 * 1024,
     schema: { hide: true },
-    handler: async (request, reply) => {
-      const project = await resolveProjectScope(services.auth, request, true);
-      const token = request.headers.authorization!.replace(/^Bearer\s+/i, '');
-      const client = new DocsearchClient({
-        baseUrl: selfOrigin(app), apiKey: token, projectId: project.projectId,
-        headers: { 'user-agent': 'docsearch-mcp-http/0.1', 'x-request-id': request.id },
-      });
-      reply.hijack();
-      await handleMcpHttpRequest(request.raw, reply.raw, request.body, client);
-    },
+  }, async (request, reply) => {
+    const project = await resolveProjectScope(services.auth, request, true);
+    const token = request.headers.authorization!.replace(/^Bearer\s+/i, '');
+    const client = new DocsearchClient({
+      baseUrl: selfOrigin(app), apiKey: token, projectId: project.projectId,
+      headers: { 'user-agent': 'docsearch-mcp-http/0.1', 'x-request-id': request.id },
+    });
+    reply.hijack();
+    open.add(reply.raw);
+    reply.raw.once('close', () => open.delete(reply.raw));
+    await handleMcpHttpRequest(request.raw, reply.raw, request.body, client);
   });
 }
