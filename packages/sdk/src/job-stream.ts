@@ -19,6 +19,20 @@ export interface WatchJobOptions {
 }
 
 /**
+ * One `data:` payload as the SDK types it. `error` is `{code, message}` whether the service sends that
+ * object or a message string beside `error_code` (a stream shape that older status-stream clients read;
+ * issue 12 §6a), so SDK users see one shape either way.
+ */
+export function toJobStatusEvent(data: unknown): JobStatusEvent {
+  const raw = data as JobStatusEvent & { error?: unknown; error_code?: string };
+  if (typeof raw.error === 'string') {
+    const { error_code: code, ...rest } = raw;
+    return { ...rest, error: { code: code ?? 'job_failed', message: raw.error } };
+  }
+  return raw;
+}
+
+/**
  * Events of one job until it is terminal.
  * @throws DocsearchError from the first request (e.g. 404 job_not_found), or `job_stream_failed` when
  *   the stream keeps breaking; the signal's reason on abort
@@ -46,7 +60,7 @@ export async function* watchJob(transport: Transport, jobId: string, opts: Watch
         if (ev.event === 'error') { streamError = ev.data; continue; }
         if (ev.event !== 'job_status') continue;
         if (ev.id) lastId = ev.id;
-        const status = JSON.parse(ev.data) as JobStatusEvent;
+        const status = toJobStatusEvent(JSON.parse(ev.data));
         progressed = true;
         failures = 0;
         yield status;
