@@ -30,7 +30,7 @@ describe('OpenAPI document and reference UI', () => {
   });
   after(async () => server?.close());
 
-  test('every operation has a unique camelCase operationId, and the stable set is complete', () => {
+  test('every operation has a unique camelCase operationId and a tag, and the stable set is complete', () => {
     const ids: string[] = [];
     for (const [path, item] of Object.entries<any>(doc.paths)) {
       for (const method of METHODS) {
@@ -38,6 +38,7 @@ describe('OpenAPI document and reference UI', () => {
         const id = item[method].operationId;
         assert.ok(typeof id === 'string' && /^[a-z][A-Za-z0-9]*$/.test(id), `${method.toUpperCase()} ${path}: operationId ${id}`);
         ids.push(id);
+        assert.ok(item[method].tags?.length === 1, `${method.toUpperCase()} ${path}: one tag groups it in /v3/docs`);
       }
     }
     assert.equal(new Set(ids).size, ids.length, `duplicate operationIds: ${ids.join(', ')}`);

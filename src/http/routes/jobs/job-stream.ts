@@ -18,7 +18,7 @@ export async function registerJobStreamRoute(app: FastifyInstance, services: Ser
   });
   app.get<{ Params: { job_id: string } }>('/status/v1/jobs/:job_id', {
     schema: {
-      operationId: 'streamJobStatus', summary: 'Stream a job\'s status changes (text/event-stream)',
+      tags: ['jobs'], operationId: 'streamJobStatus', summary: 'Stream a job\'s status changes (text/event-stream)',
       description: 'Events `job_status` with an `id` (use Last-Event-ID to resume), comment heartbeats; ends after the terminal event.',
       params: JobIdParams,
       response: {
