@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: runs every test file of the project (src/**/*.test.ts and scripts/*.test.ts unit tests beside
-// the code, and test/**/*.test.ts integration tests) with Node's built-in test runner under tsx, and exits with its
-// exit code. The runner prints its own summary (`# pass N`, `# fail N`).
+// the code, test/**/*.test.ts integration tests, and the src/ and test/ folders of each workspace package
+// under packages/) with Node's built-in test runner under tsx, and exits with its exit code. The runner
+// prints its own summary (`# pass N`, `# fail N`).
 //   TEST_FILTER=substr        only files whose path contains substr (comma-separated: any of them)
 //   TEST_CONCURRENCY=n        test files run at once (default 1: integration files start servers and the
 //                             machine has 2 cores; each file is already a separate process)
@@ -33,7 +34,10 @@ function findTests(dir) {
 }
 
 const filters = (process.env.TEST_FILTER ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-const files = [...findTests('src'), ...findTests('scripts'), ...findTests('test')]
+const packages = fs.existsSync(path.join(root, 'packages'))
+  ? fs.readdirSync(path.join(root, 'packages'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => path.join('packages', d.name))
+  : [];
+const files = [...findTests('src'), ...findTests('scripts'), ...findTests('test'), ...packages.flatMap((p) => [...findTests(path.join(p, 'src')), ...findTests(path.join(p, 'test'))])]
   .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
   .sort();
 

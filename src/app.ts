@@ -30,6 +30,7 @@ import { WebhookSecrets } from './notifications/webhook-secrets.ts';
 import { createBucketDomain } from './buckets/index.ts';
 import { buildHttpServer } from './http/server.ts';
 import { initAnalysis } from './analysis/analyzer.ts';
+import { Metrics } from './internal/metrics.ts';
 import type { Services } from './services.ts';
 
 export interface AppHandle {
@@ -72,6 +73,8 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   const reranker = await createReranker(cfg, net);
   logger.info({ embedder: embedder.signature, reranker: reranker ? { ...reranker.reranker.info, depth: reranker.depth } : null }, 'models ready');
   const queue = new JobQueue(cp);
+  const metrics = new Metrics(cp);
+  queue.onTerminal(async (_trx, job) => metrics.observeJob(job));
   const attributes = new AttributeService({ cp, serverSecret: cfg.serverSecret, logger });
   const jobs = new JobService({ queue, logger });
   const webhookSecrets = new WebhookSecrets(cp);
@@ -88,9 +91,9 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
     },
   });
   const ingest = new IngestService({ blobs, queue, net, maxUploadBytes: cfg.maxUploadBytes, attributes });
-  const search = new SearchService({ cp, index, embedder, logger, attributes, blobs, reranker });
+  const search = new SearchService({ cp, index, embedder, logger, attributes, blobs, reranker, onStage: (stage, s) => metrics.observeSearchStage(stage, s) });
   const buckets = createBucketDomain({ cp, queue, blobs, net, config: cfg, logger });
-  const services: Services = { config: cfg, logger, cp, index, blobs, embedder, reranker, net, auth, projects, ingest, documents, search, queue, jobs, webhookSecrets, attributes, buckets: buckets.service };
+  const services: Services = { config: cfg, logger, cp, index, blobs, embedder, reranker, net, auth, projects, ingest, documents, search, queue, jobs, webhookSecrets, attributes, buckets: buckets.service, metrics };
 
   await projects.bootstrap();
   const removed = await documents.reconcileAll();

@@ -18,6 +18,7 @@ import type { NetGuard } from './internal/net-guard.ts';
 import type { JobService } from './jobs/job-service.ts';
 import type { WebhookSecrets } from './notifications/webhook-secrets.ts';
 import type { BucketService } from './buckets/bucket-service.ts';
+import type { Metrics } from './internal/metrics.ts';
 
 export interface Services {
   config: Config;
@@ -43,4 +44,6 @@ export interface Services {
   webhookSecrets: WebhookSecrets;
   /** Bulk bucket ingestion tasks (issue 6). */
   buckets: BucketService;
+  /** Prometheus metrics of this process (GET /metrics; issue 12). */
+  metrics: Metrics;
 }

@@ -11,6 +11,9 @@ import { projectScope } from './plugins/docsearch-scope.ts';
 import { ErrorBodySchema } from './schemas/common.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerOpenApiRoute } from './routes/openapi.ts';
+import { registerApiDocsRoute } from './routes/api-docs.ts';
+import { registerMcpRoute } from './routes/mcp.ts';
+import { registerMetricsRoute } from './routes/metrics.ts';
 import { registerProjectRoutes } from './routes/projects/index.ts';
 import { registerDocsearchRoutes } from './routes/docsearch/index.ts';
 import { registerJobRoutes } from './routes/jobs/index.ts';
@@ -41,6 +44,10 @@ export async function buildHttpServer(services: Services, opts: { logger?: boole
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // Latency by route pattern (not the raw URL: ids would explode the label set); 404s share one label.
+  app.addHook('onResponse', async (request, reply) => {
+    services.metrics.observeHttp(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+  });
   app.addSchema(ErrorBodySchema);
 
   await app.register(swagger, {
@@ -51,9 +58,15 @@ export async function buildHttpServer(services: Services, opts: { logger?: boole
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
+    // Shared schemas become components named by their $id (ErrorBody, DocInfo, …), not def-N, so the
+    // SDK's generated types can name them.
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
 
   await registerHealthRoutes(app, services);
+  await registerApiDocsRoute(app);
+  await registerMcpRoute(app, services);
+  await registerMetricsRoute(app, services);
   await app.register(async (v3) => {
     await registerOpenApiRoute(v3);
     await registerProjectRoutes(v3, services);

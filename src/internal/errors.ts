@@ -36,6 +36,8 @@ export const ERROR_CATALOGUE = {
   document_not_found: 404,
   job_not_found: 404,
   bucket_task_not_found: 404,
+  // 405
+  method_not_allowed: 405,
   // 409
   conflict: 409,
   task_already_active: 409,

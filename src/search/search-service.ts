@@ -24,6 +24,7 @@ import { widenHits } from './stages/widen.ts';
 import { applyThresholds } from './stages/score.ts';
 import { rerankRegions } from './stages/rerank.ts';
 import type { ConfiguredReranker } from '../models/create-reranker.ts';
+import type { SearchStage } from '../internal/metrics.ts';
 import { resolveMode, searchUnits } from './units.ts';
 import type { JsonHit, QueryStats, Region, RetrievalContextResponse, RetrievalTier, SearchJsonResponse, SearchRequest } from './types.ts';
 
@@ -45,6 +46,8 @@ export interface SearchDeps {
   blobs?: BlobStore;
   /** Reranker of the advanced tier (issue 7); null/absent = advanced requests answer `standard`. */
   reranker?: ConfiguredReranker | null;
+  /** Told how long each pipeline stage took, in seconds (Prometheus, issue 12). */
+  onStage?: (stage: SearchStage, seconds: number) => void;
 }
 
 export interface SearchContext {
@@ -138,14 +141,18 @@ export class SearchService {
   async rank(ctx: SearchContext, req: SearchRequest): Promise<Ranked> {
     const { cp, index, embedder } = this.deps;
     await initAnalysis();
+    const timed = this.stopwatch();
     const scope = await resolveScope(cp, ctx.projectId, req, this.deps.attributes, this.deleting);
+    timed('scope');
     const analysed = analyseQuery(req.query, await this.fallbackLanguage(ctx.projectId));
     if (scope.matchNothing) return { regions: [], stats: null, analysed, docs: new Map() };
     const vector = await embedder.embedQuery(req.query);
+    timed('embed');
     const [got, chunkCount] = await Promise.all([
       retrieve(index, ctx.namespace, { vector, terms: analysed.terms, boosts: termBoosts(analysed) }, scope.filter),
       this.chunkCount(ctx.namespace),
     ]);
+    timed('retrieve');
     const docs = await visibleDocs(cp, ctx.projectId, [...(got.vector ?? []), ...(got.bm25 ?? [])].map((h) => h.chunk.doc_id));
     const keep = (hits: IndexHit[] | null) => hits && hits.filter((h) => docs.has(h.chunk.doc_id));
     const vecHits = keep(got.vector);
@@ -153,13 +160,25 @@ export class SearchService {
     // A BM25 list shorter than the limit returned every lexical match: absent chunks have BM25 0.
     const base = queryStats(vecHits, bm25Hits, (got.bm25?.length ?? 0) < got.limit, analysed.termCount, chunkCount);
     const { regions, stats } = rankStandard(vecHits, bm25Hits, base, { anchor: denseCoverageOk(embedder, req.query), groups: analysed.groups, weights: analysed.weights, segments: analysed.segments });
+    timed('rank');
     return { regions, stats, analysed, docs };
+  }
+
+  /** A function that reports the time since the previous report (or since now) as `stage` to deps.onStage. */
+  private stopwatch(): (stage: SearchStage) => void {
+    let lap = performance.now();
+    return (stage) => {
+      const now = performance.now();
+      this.deps.onStage?.(stage, (now - lap) / 1000);
+      lap = now;
+    };
   }
 
   private async run(ctx: SearchContext, req: SearchRequest, opts: { inDoc: boolean }, tier: RetrievalTier): Promise<Outcome> {
     const { index } = this.deps;
     if (opts.inDoc && !req.doc_filter) throw new AppError('validation_failed', 'body.doc_filter: must be a non-empty document id for searchInDoc.', { field: 'body.doc_filter' });
     const { regions: ranked, stats, analysed, docs } = await this.rank(ctx, req);
+    const timed = this.stopwatch();
     let mode = tier;
     const empty = (): Outcome => ({ hits: [], dropped: 0, detectedLang: analysed.detectedLang, mode });
     if (!stats) return empty();
@@ -176,6 +195,7 @@ export class SearchService {
       }
     }
     const passing = applyThresholds(regions, req.min_relevance ?? DEFAULT_MIN_RELEVANCE, req.min_top_relevance);
+    timed('rerank');
     if (passing.length === 0) return empty();
 
     const budget = clampBudget(req.target_tokens, req.max_tokens);
@@ -208,6 +228,7 @@ export class SearchService {
       result = admitWithinBudget(passing.slice(0, expanded).map(toItem), budget, expanded < passing.length);
       if (!result.needsMore) break;
     }
+    timed('expand');
     const hits = result.admitted.map((a) => {
       const region = passing[a.index];
       let chunks = variantChunks(region, a.variant);

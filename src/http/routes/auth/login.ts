@@ -22,7 +22,7 @@ export async function registerLoginRoute(app: FastifyInstance, services: Service
   app.withTypeProvider<TypeBoxTypeProvider>().post('/auth/login', {
     schema: {
       tags: ['auth'],
-      summary: 'Log in and obtain a session token',
+      operationId: 'login', summary: 'Log in and obtain a session token',
       security: [],
       body: LoginBodySchema,
       response: { 200: LoginResponseSchema, 400: Type.Ref(ErrorBodySchema), 401: Type.Ref(ErrorBodySchema) },

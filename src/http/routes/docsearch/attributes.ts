@@ -19,7 +19,7 @@ export const AttributeListResponseSchema = Type.Object({
 export async function registerAttributesRoute(app: FastifyInstance, services: Services): Promise<void> {
   app.get('/docsearch/attributes', {
     schema: {
-      summary: 'List typed attributes and the name budget',
+      operationId: 'listAttributes', summary: 'List typed attributes and the name budget',
       description: 'Read it before introducing a new attribute name so that an existing name and type is reused. A 503 must be retried with backoff (see Retry-After) and never read as "no attributes exist". See docs/attributes.md.',
       tags: ['attributes'],
       headers: ProjectHeaders,

@@ -6,6 +6,9 @@ import { ErrorBodySchema } from '../../schemas/common.ts';
 
 export async function registerDocsDeleteRoute(app: FastifyInstance, services: Services): Promise<void> {
   app.delete<{ Params: { docId: string } }>('/docsearch/docs/:docId', {
-    schema: { summary: 'Delete one document', params: DocIdParams, response: { 200: DeleteDocResponseSchema, 400: ErrorBodySchema, 404: ErrorBodySchema } },
+    schema: {
+      tags: ['documents'], operationId: 'deleteDocument',
+      summary: 'Delete one document', params: DocIdParams, response: { 200: DeleteDocResponseSchema, 400: ErrorBodySchema, 404: ErrorBodySchema },
+    },
   }, async (request) => services.documents.delete(request.project.projectId, request.project.namespace, request.params.docId));
 }

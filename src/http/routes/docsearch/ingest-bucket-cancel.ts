@@ -8,6 +8,9 @@ import { TaskIdParams } from './ingest-bucket-schemas.ts';
 
 export async function registerIngestBucketCancelRoute(app: FastifyInstance, services: Services): Promise<void> {
   app.delete<{ Params: Static<typeof TaskIdParams> }>('/docsearch/ingestBucket/:id', {
-    schema: { summary: 'Cancel a bucket ingest task', params: TaskIdParams, response: { 200: { $ref: 'BucketIngestTask#' }, 404: ErrorBodySchema, 409: ErrorBodySchema } },
+    schema: {
+      tags: ['buckets'], operationId: 'cancelBucketIngest',
+      summary: 'Cancel a bucket ingest task', params: TaskIdParams, response: { 200: { $ref: 'BucketIngestTask#' }, 404: ErrorBodySchema, 409: ErrorBodySchema },
+    },
   }, async (request) => services.buckets.cancel(request.project, request.params.id));
 }

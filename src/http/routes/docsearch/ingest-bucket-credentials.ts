@@ -9,6 +9,9 @@ import { CredentialsBody, TaskIdParams } from './ingest-bucket-schemas.ts';
 
 export async function registerIngestBucketCredentialsRoute(app: FastifyInstance, services: Services): Promise<void> {
   app.patch<{ Params: Static<typeof TaskIdParams>; Body: Static<typeof CredentialsBody> }>('/docsearch/ingestBucket/:id/credentials', {
-    schema: { summary: 'Replace the source credentials of a bucket ingest task', params: TaskIdParams, body: CredentialsBody, response: { 200: { $ref: 'BucketIngestTask#' }, 400: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema } },
+    schema: {
+      tags: ['buckets'], operationId: 'updateBucketIngestCredentials',
+      summary: 'Replace the source credentials of a bucket ingest task', params: TaskIdParams, body: CredentialsBody, response: { 200: { $ref: 'BucketIngestTask#' }, 400: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema },
+    },
   }, async (request) => services.buckets.replaceCredentials(request.project, request.params.id, request.body.credentials));
 }

@@ -7,6 +7,9 @@ import { TaskIdParams } from './ingest-bucket-schemas.ts';
 
 export async function registerIngestBucketGetRoute(app: FastifyInstance, services: Services): Promise<void> {
   app.get<{ Params: Static<typeof TaskIdParams> }>('/docsearch/ingestBucket/:id', {
-    schema: { summary: 'Bucket ingest task status', params: TaskIdParams, response: { 200: { $ref: 'BucketIngestTask#' }, 404: ErrorBodySchema } },
+    schema: {
+      tags: ['buckets'], operationId: 'getBucketIngest',
+      summary: 'Bucket ingest task status', params: TaskIdParams, response: { 200: { $ref: 'BucketIngestTask#' }, 404: ErrorBodySchema },
+    },
   }, async (request) => services.buckets.get(request.project, request.params.id));
 }

@@ -8,6 +8,9 @@ import { TaskIdParams } from './ingest-bucket-schemas.ts';
 
 export async function registerIngestBucketPauseRoute(app: FastifyInstance, services: Services): Promise<void> {
   app.post<{ Params: Static<typeof TaskIdParams> }>('/docsearch/ingestBucket/:id/pause', {
-    schema: { summary: 'Pause a bucket ingest task', params: TaskIdParams, response: { 200: { $ref: 'BucketIngestTask#' }, 404: ErrorBodySchema, 409: ErrorBodySchema } },
+    schema: {
+      tags: ['buckets'], operationId: 'pauseBucketIngest',
+      summary: 'Pause a bucket ingest task', params: TaskIdParams, response: { 200: { $ref: 'BucketIngestTask#' }, 404: ErrorBodySchema, 409: ErrorBodySchema },
+    },
   }, async (request) => services.buckets.pause(request.project, request.params.id));
 }

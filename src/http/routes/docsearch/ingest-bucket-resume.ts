@@ -8,6 +8,9 @@ import { TaskIdParams } from './ingest-bucket-schemas.ts';
 
 export async function registerIngestBucketResumeRoute(app: FastifyInstance, services: Services): Promise<void> {
   app.post<{ Params: Static<typeof TaskIdParams> }>('/docsearch/ingestBucket/:id/resume', {
-    schema: { summary: 'Resume a bucket ingest task', params: TaskIdParams, response: { 200: { $ref: 'BucketIngestTask#' }, 404: ErrorBodySchema, 409: ErrorBodySchema } },
+    schema: {
+      tags: ['buckets'], operationId: 'resumeBucketIngest',
+      summary: 'Resume a bucket ingest task', params: TaskIdParams, response: { 200: { $ref: 'BucketIngestTask#' }, 404: ErrorBodySchema, 409: ErrorBodySchema },
+    },
   }, async (request) => services.buckets.resume(request.project, request.params.id));
 }

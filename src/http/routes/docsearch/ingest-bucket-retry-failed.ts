@@ -8,6 +8,9 @@ import { RetryFailedResponse, TaskIdParams } from './ingest-bucket-schemas.ts';
 
 export async function registerIngestBucketRetryFailedRoute(app: FastifyInstance, services: Services): Promise<void> {
   app.post<{ Params: Static<typeof TaskIdParams> }>('/docsearch/ingestBucket/:id/retryFailed', {
-    schema: { summary: 'Re-queue failed files of a bucket ingest task', params: TaskIdParams, response: { 200: RetryFailedResponse, 404: ErrorBodySchema, 409: ErrorBodySchema } },
+    schema: {
+      tags: ['buckets'], operationId: 'retryBucketIngestFailed',
+      summary: 'Re-queue failed files of a bucket ingest task', params: TaskIdParams, response: { 200: RetryFailedResponse, 404: ErrorBodySchema, 409: ErrorBodySchema },
+    },
   }, async (request) => services.buckets.retryFailed(request.project, request.params.id));
 }

@@ -17,7 +17,7 @@ export async function registerIngestRoute(app: FastifyInstance, services: Servic
     scope.post('/docsearch/ingest', {
       bodyLimit: services.config.maxUploadBytes,
       schema: {
-        summary: 'Create an ingestion job for one file',
+        tags: ['ingest'], operationId: 'ingestDocument', summary: 'Create an ingestion job for one file',
         description: 'Body: the file as application/octet-stream with Content-Disposition: attachment; filename="x.ext"; or no body and X-Remote-URL.',
         response: { 201: { $ref: 'PublicJob#' }, 400: ErrorBodySchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 413: ErrorBodySchema },
       },

@@ -11,7 +11,7 @@ import { searchErrorResponses } from './search.ts';
 export async function registerSearchInDocRoute(app: FastifyInstance, services: Services): Promise<void> {
   app.withTypeProvider<TypeBoxTypeProvider>().post('/docsearch/searchInDoc', {
     schema: {
-      summary: 'Search within one document',
+      operationId: 'searchInDoc', summary: 'Search within one document',
       description: 'Same body and response as /docsearch/search; `doc_filter` is required and must name a document of the project.',
       tags: ['search'],
       headers: ProjectHeaders,

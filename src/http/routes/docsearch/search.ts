@@ -19,7 +19,7 @@ export const searchErrorResponses = {
 export async function registerSearchRoute(app: FastifyInstance, services: Services): Promise<void> {
   app.withTypeProvider<TypeBoxTypeProvider>().post('/docsearch/search', {
     schema: {
-      summary: 'Hybrid search',
+      operationId: 'search', summary: 'Hybrid search',
       description: 'Vector + BM25 search fused with RRF. Returns a prompt-ready context (format prompt_ready, default) or ranked hits (format json). See docs/search.md.',
       tags: ['search'],
       headers: ProjectHeaders,

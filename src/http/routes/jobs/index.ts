@@ -8,6 +8,9 @@ import { registerJobStreamRoute } from './job-stream.ts';
 import { registerWebhookSecretRoutes } from './webhook-secret.ts';
 
 export async function registerJobRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  // The root copies are aliases of the /v3 ones: only the /v3 copies are in the OpenAPI document, so
+  // each operationId names one operation.
+  if (app.prefix !== '/v3') app.addHook('onRoute', (route) => { route.schema = { ...route.schema, hide: true }; });
   await registerJobStatusRoute(app, services);
   await registerJobDeleteRoute(app, services);
   await registerJobStreamRoute(app, services);

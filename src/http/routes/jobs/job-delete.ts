@@ -9,7 +9,7 @@ import { DeleteJobResponseSchema, JobIdParams } from './schemas.ts';
 export async function registerJobDeleteRoute(app: FastifyInstance, services: Services): Promise<void> {
   app.delete<{ Params: { job_id: string } }>('/jobs/:job_id', {
     schema: {
-      summary: 'Cancel an unfinished job, or delete the record of a finished one',
+      tags: ['jobs'], operationId: 'deleteJob', summary: 'Cancel an unfinished job, or delete the record of a finished one',
       params: JobIdParams, response: { 200: DeleteJobResponseSchema, 404: ErrorBodySchema },
     },
   }, async (request) => services.jobs.delete(request.project.projectId, request.params.job_id));

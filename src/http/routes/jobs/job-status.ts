@@ -7,6 +7,9 @@ import { JobIdParams, JobStatusViewSchema } from './schemas.ts';
 
 export async function registerJobStatusRoute(app: FastifyInstance, services: Services): Promise<void> {
   app.get<{ Params: { job_id: string } }>('/jobs/:job_id/status', {
-    schema: { summary: 'Job status', params: JobIdParams, response: { 200: JobStatusViewSchema, 404: ErrorBodySchema } },
+    schema: {
+      tags: ['jobs'], operationId: 'getJobStatus',
+      summary: 'Job status', params: JobIdParams, response: { 200: JobStatusViewSchema, 404: ErrorBodySchema },
+    },
   }, async (request) => services.jobs.status(request.project.projectId, request.params.job_id));
 }

@@ -18,9 +18,14 @@ export async function registerJobStreamRoute(app: FastifyInstance, services: Ser
   });
   app.get<{ Params: { job_id: string } }>('/status/v1/jobs/:job_id', {
     schema: {
-      summary: 'Stream a job\'s status changes (text/event-stream)',
+      tags: ['jobs'], operationId: 'streamJobStatus', summary: 'Stream a job\'s status changes (text/event-stream)',
       description: 'Events `job_status` with an `id` (use Last-Event-ID to resume), comment heartbeats; ends after the terminal event.',
-      params: JobIdParams, response: { 404: ErrorBodySchema },
+      params: JobIdParams,
+      response: {
+        200: { description: 'The event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+        204: { description: 'Last-Event-ID names the terminal event: nothing more will come', type: 'null' },
+        404: ErrorBodySchema,
+      },
     },
   }, async (request, reply) => {
     const { projectId } = request.project;

@@ -7,9 +7,15 @@ import { WebhookSecretSchema } from './schemas.ts';
 
 export async function registerWebhookSecretRoutes(app: FastifyInstance, services: Services): Promise<void> {
   app.get('/webhooks/secret', {
-    schema: { summary: 'The project\'s webhook signing secret', response: { 200: WebhookSecretSchema, 401: ErrorBodySchema } },
+    schema: {
+      tags: ['webhooks'], operationId: 'getWebhookSecret',
+      summary: 'The project\'s webhook signing secret', response: { 200: WebhookSecretSchema, 401: ErrorBodySchema },
+    },
   }, async (request) => services.webhookSecrets.get(request.project.projectId));
   app.post('/webhooks/secret/rotate', {
-    schema: { summary: 'Replace the project\'s webhook signing secret', response: { 200: WebhookSecretSchema, 401: ErrorBodySchema } },
+    schema: {
+      tags: ['webhooks'], operationId: 'rotateWebhookSecret',
+      summary: 'Replace the project\'s webhook signing secret', response: { 200: WebhookSecretSchema, 401: ErrorBodySchema },
+    },
   }, async (request) => services.webhookSecrets.rotate(request.project.projectId));
 }

@@ -8,7 +8,7 @@ export async function registerCreateProjectRoute(app: FastifyInstance, services:
   app.withTypeProvider<TypeBoxTypeProvider>().post('/projects', {
     schema: {
       tags: ['projects'],
-      summary: 'Create a project (returns its API key once)',
+      operationId: 'createProject', summary: 'Create a project (returns its API key once)',
       body: CreateProjectBodySchema,
       response: { 201: CreatedProjectSchema, 400: ErrorRef, 409: ErrorRef, ...accountErrorResponses },
     },

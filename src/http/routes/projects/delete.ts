@@ -10,7 +10,7 @@ export async function registerDeleteProjectRoute(app: FastifyInstance, services:
   app.withTypeProvider<TypeBoxTypeProvider>().delete('/projects/:id', {
     schema: {
       tags: ['projects'],
-      summary: 'Delete a project, revoke its key and purge its namespace',
+      operationId: 'deleteProject', summary: 'Delete a project, revoke its key and purge its namespace',
       params: ProjectIdParamsSchema,
       response: { 200: DeleteProjectResponseSchema, 404: ErrorRef, 503: ErrorRef, ...accountErrorResponses },
     },

@@ -8,7 +8,7 @@ export async function registerListProjectsRoute(app: FastifyInstance, services: 
   app.withTypeProvider<TypeBoxTypeProvider>().get('/projects', {
     schema: {
       tags: ['projects'],
-      summary: 'List the account\'s projects',
+      operationId: 'listProjects', summary: 'List the account\'s projects',
       response: { 200: ListProjectsResponseSchema, ...accountErrorResponses },
     },
   }, async (request) => ({ projects: await services.projects.listProjects(request.principal.accountId) }));

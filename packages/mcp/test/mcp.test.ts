@@ -1,0 +1,138 @@
+// The docsearch MCP tools driven by the MCP SDK's own Client against the real service, over both
+// transports: stdio (the docsearch-mcp bin as a child process, speaking to the service through the SDK)
+// and Streamable HTTP (the service's /mcp, same bearer keys as the API). An agent's flow: list tools,
+// ingest a real PDF waiting on the job stream with progress notifications, search it and answer from
+// the context, then the document tools and typed errors.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Progress } from '@modelcontextprotocol/sdk/types.js';
+import { newProject, PAPER, startTestServer, type TestServer } from '../../sdk/test/support.ts';
+
+const BIN = fileURLToPath(new URL('../bin/docsearch-mcp.mjs', import.meta.url));
+const TOOLS = ['delete_document', 'get_document', 'ingest', 'job_status', 'list_attributes', 'list_documents', 'search', 'search_in_doc'];
+
+type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }> };
+const text = (r: unknown): string => (r as ToolResult).content.map((c) => c.text ?? '').join('\n');
+
+/** The agent flow shared by both transports. `ingestArgs` says how this transport hands over the PDF. */
+async function agentFlow(client: Client, ingestArgs: Record<string, unknown>): Promise<void> {
+  const { tools } = await client.listTools();
+  assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS);
+  const search = tools.find((t) => t.name === 'search')!;
+  for (const field of ['query', 'doc_filter', 'doc_ids', 'exclude_doc_ids', 'attribute_filters', 'unencrypted_strings_match', 'return_assets',
+    'return_page_images', 'format', 'min_relevance', 'min_top_relevance', 'target_tokens', 'max_tokens', 'expand_tightness', 'retrieval_tier',
+    'premium', 'meta_tags_any', 'meta_tags_all', 'meta_int_1_gte', 'meta_int_1_lte', 'meta_int_2_gte', 'meta_int_2_lte']) {
+    assert.ok(field in (search.inputSchema.properties ?? {}), `search has ${field}`);
+  }
+  assert.match(search.description ?? '', /has_any_tokens/);
+  assert.match(search.description ?? '', /\[\]string: contains contains_any eq in/);
+
+  const progress: Progress[] = [];
+  const ingested = await client.callTool({ name: 'ingest', arguments: { ...ingestArgs, attributes: { year: 2021 } } }, undefined, {
+    onprogress: (p) => { progress.push(p); },
+  });
+  assert.ok(!ingested.isError, text(ingested));
+  const docId = /doc_id ([0-9a-f-]{36})/.exec(text(ingested))?.[1];
+  assert.ok(docId, text(ingested));
+  assert.ok(progress.length >= 1, 'progress notifications while the job ran');
+  assert.deepEqual(progress.at(-1), { progress: 2, total: 2, message: `${progress.at(-1)!.message}` });
+  assert.match(progress.at(-1)!.message!, /: done$/);
+
+  const answer = await client.callTool({ name: 'search', arguments: { query: PAPER.query } });
+  assert.ok(!answer.isError, text(answer));
+  assert.match(text(answer), PAPER.expect);
+  assert.match(text(answer), /\[docsearch: [1-9]\d* result\(s\)/);
+  const hits = JSON.parse(text(await client.callTool({ name: 'search', arguments: { query: PAPER.query, format: 'json', attribute_filters: [{ attr: 'year', op: 'eq', value: 2021 }] } })));
+  assert.equal(hits.results[0].doc_id, docId);
+  const filteredOut = await client.callTool({ name: 'search', arguments: { query: PAPER.query, attribute_filters: [{ attr: 'year', op: 'lt', value: 2000 }] } });
+  assert.match(text(filteredOut), /No passage matched/);
+  const badOp = await client.callTool({ name: 'search', arguments: { query: PAPER.query, attribute_filters: [{ attr: 'year', op: 'glob', value: '2*' }] } });
+  assert.equal(badOp.isError, true);
+  assert.match(text(badOp), /^unsupported_operator \(HTTP 400\)/);
+  const inDoc = await client.callTool({ name: 'search_in_doc', arguments: { query: PAPER.query, doc_filter: docId } });
+  assert.match(text(inDoc), PAPER.expect);
+
+  const list = JSON.parse(text(await client.callTool({ name: 'list_documents', arguments: {} })));
+  assert.deepEqual(list.documents.map((d: { doc_id: string }) => d.doc_id), [docId]);
+  assert.equal(JSON.parse(text(await client.callTool({ name: 'get_document', arguments: { doc_id: docId } }))).doc_id, docId);
+  assert.deepEqual(JSON.parse(text(await client.callTool({ name: 'list_attributes', arguments: {} }))).attributes, [{ name: 'year', type: 'int' }]);
+  const job = JSON.parse(text(await client.callTool({ name: 'job_status', arguments: { job_id: list.documents[0].source_job_id } })));
+  assert.equal(job.status, 'done');
+  const missing = await client.callTool({ name: 'get_document', arguments: { doc_id: 'nope' } });
+  assert.equal(missing.isError, true);
+  assert.match(text(missing), /\(HTTP 404\)/);
+  const deleted = JSON.parse(text(await client.callTool({ name: 'delete_document', arguments: { doc_id: docId } })));
+  assert.equal(deleted.doc_id, docId);
+}
+
+describe('docsearch MCP server', () => {
+  let server: TestServer;
+
+  before(async () => { server = await startTestServer(); });
+  after(async () => server?.close());
+
+  test('stdio: the docsearch-mcp bin, with a file path', async () => {
+    const { apiKey } = await newProject(server);
+    const transport = new StdioClientTransport({
+      command: process.execPath, args: [BIN],
+      env: { ...process.env as Record<string, string>, DOCSEARCH_URL: server.baseUrl, DOCSEARCH_API_KEY: apiKey },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'test-agent', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      assert.equal(client.getServerVersion()?.name, 'docsearch');
+      await agentFlow(client, { path: PAPER.file });
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('Streamable HTTP at /mcp: project key, file as base64 (no server paths)', async () => {
+    const { apiKey } = await newProject(server);
+    const client = new Client({ name: 'test-agent', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${apiKey}` } },
+    }));
+    try {
+      const ingest = (await client.listTools()).tools.find((t) => t.name === 'ingest')!;
+      assert.ok(!('path' in (ingest.inputSchema.properties ?? {})), 'the HTTP endpoint cannot read the server\'s disk');
+      const sneaky = await client.callTool({ name: 'ingest', arguments: { path: '/etc/passwd' } });
+      assert.equal(sneaky.isError, true);
+      await agentFlow(client, { content_base64: fs.readFileSync(PAPER.file).toString('base64'), filename: 'paper.pdf' });
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('Streamable HTTP at /mcp: account key + X-Project-ID works; GET/DELETE 405; no or a wrong key is refused with 401', async () => {
+    const { projectId } = await newProject(server);
+    const client = new Client({ name: 'test-agent', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${server.accountKey}`, 'x-project-id': projectId } },
+    }));
+    const list = JSON.parse(text(await client.callTool({ name: 'list_documents', arguments: {} })));
+    assert.equal(list.total_documents, 0);
+    await client.close();
+    // Stateless endpoint: no server-initiated stream, no session to delete.
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(`${server.baseUrl}/mcp`, { method, headers: { authorization: `Bearer ${server.accountKey}`, 'x-project-id': projectId, accept: 'text/event-stream' } });
+      assert.equal(res.status, 405, method);
+      assert.equal(res.headers.get('allow'), 'POST');
+      assert.equal((await res.json()).code, 'method_not_allowed');
+    }
+    for (const headers of [{}, { authorization: 'Bearer svc_prod_ds_wrong' }] as Record<string, string>[]) {
+      const res = await fetch(`${server.baseUrl}/mcp`, {
+        method: 'POST', headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+      });
+      assert.equal(res.status, 401);
+      assert.match((await res.json()).code, /^[a-z_]+$/);
+    }
+  });
+});
