@@ -14,6 +14,7 @@ import { registerOpenApiRoute } from './routes/openapi.ts';
 import { registerProjectRoutes } from './routes/projects/index.ts';
 import { registerDocsearchRoutes } from './routes/docsearch/index.ts';
 import { registerJobRoutes } from './routes/jobs/index.ts';
+import { registerConsoleRoutes } from './routes/console.ts';
 
 export type App = FastifyInstance;
 
@@ -54,6 +55,7 @@ export async function buildHttpServer(services: Services, opts: { logger?: boole
   });
 
   await registerHealthRoutes(app, services);
+  await registerConsoleRoutes(app);
   await app.register(async (v3) => {
     await registerOpenApiRoute(v3);
     await registerProjectRoutes(v3, services);
