@@ -1,8 +1,9 @@
 // The web console end to end (issue 12 §4) in real headless Chromium: Debian's `chromium` driven by
 // playwright-core (never a downloaded browser). Against the real service it signs in with a pasted
 // project key, uploads tracemonkey.pdf through the file input and wiki.md by drag-and-drop, watches both
-// jobs finish on their live status streams, searches (prompt_ready context and JSON hits with scores),
-// shows an API error's code, lists and deletes a document, follows a bucket task id, and signs in with the
+// jobs finish on their live status streams (and a password-protected PDF fail with its error code),
+// searches (prompt_ready context and JSON hits with scores), shows an API error's code, lists and deletes
+// a document, follows a real bucket task (local S3) to its end with its failures, and signs in with the
 // account login. Screenshots go to a temp dir whose paths are printed, for people to look at.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,14 +12,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startTestServer, createProject, request, repoRoot, type TestServer } from './helpers/index.ts';
+import { startS3Server, type S3TestServer } from './helpers/s3-server.ts';
 import { CHROMIUM_PATH } from '../scripts/preflight.ts';
 
 const DOCS = path.join(repoRoot, '../shared/data/docs');
 const PDF = path.join(DOCS, 'pdf/tracemonkey.pdf');
 const MD = path.join(DOCS, 'md/wiki.md');
+const LOCKED = path.join(DOCS, 'pdf/password_protected_pw-password.pdf');
 const shotsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docsearch-console-shots-'));
 
 let server: TestServer;
+let s3: S3TestServer;
 let project: Awaited<ReturnType<typeof createProject>>;
 let browser: Browser;
 const pageErrors: string[] = [];
@@ -43,7 +47,8 @@ before(async () => {
   if (!fs.existsSync(CHROMIUM_PATH)) {
     throw new Error(`The console test needs Debian's chromium at ${CHROMIUM_PATH}: apt-get install -y --no-install-recommends chromium (npm test's preflight installs it when run as root).`);
   }
-  server = await startTestServer();
+  s3 = await startS3Server();
+  server = await startTestServer({ env: { DOCSEARCH_ALLOWED_PRIVATE_HOSTS: '127.0.0.1' } });
   project = await createProject(server);
   browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
 });
@@ -51,6 +56,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await server?.close();
+  await s3?.close();
 });
 
 test('static files: index, scripts and a strict Content-Security-Policy; /console redirects', async () => {
@@ -84,7 +90,7 @@ test('paste key, upload by file input and drag-and-drop, watch jobs, search, del
   await page.waitForSelector('#tabs a.active[data-view="upload"]');
   assert.equal(await page.evaluate(() => JSON.parse(sessionStorage.getItem('docsearch.console.session')!).kind), 'project_key');
 
-  await page.setInputFiles('#file-input', PDF);
+  await page.setInputFiles('#file-input', [PDF, LOCKED]);
   // Drag-and-drop: a DataTransfer carrying the real file's bytes, dropped on the zone.
   const md = fs.readFileSync(MD).toString('base64');
   await page.evaluate(([b64]) => {
@@ -100,6 +106,10 @@ test('paste key, upload by file input and drag-and-drop, watch jobs, search, del
     assert.equal(await row.getAttribute('data-status'), 'done', `${name}: ${await row.textContent()}`);
     assert.match(await row.locator('.job-detail').textContent() ?? '', /doc \S+/);
   }
+  // The locked PDF fails; its row shows the job error's code and message from the stream.
+  const locked = page.locator('#jobs tr[data-filename="password_protected_pw-password.pdf"]');
+  await page.waitForSelector('#jobs tr[data-filename="password_protected_pw-password.pdf"][data-status="failed"] .error code', { timeout: 60_000 });
+  assert.match(await locked.locator('.error').textContent() ?? '', /^[a-z_]+ \S/);
   await shot(page, '2-upload-done');
 
   const { body: list } = await request(server, 'GET', '/v3/docsearch/docs', { token: project.apiKey });
@@ -155,6 +165,25 @@ test('paste key, upload by file input and drag-and-drop, watch jobs, search, del
   await page.click('#task-watch');
   await page.waitForSelector('article[data-task-id="no-such-task"] .error');
   assert.match(await page.textContent('article[data-task-id="no-such-task"] .error') ?? '', /HTTP 404/);
+
+  // A real task over a local S3 bucket (two notes and one broken PDF), followed to its end.
+  await s3.createBucket('console-test');
+  await s3.putObjects('console-test', [['in/a.md', '# Alpha\n\nAlpha notes about quokkas.'], ['in/b.txt', 'Beta notes about wombats.'], ['in/broken.pdf', 'not a pdf at all']]);
+  const created = await request(server, 'POST', '/v3/docsearch/ingestBucket', {
+    token: project.apiKey,
+    body: { source: { type: 's3', bucket: 'console-test', prefix: 'in/', endpoint: s3.endpoint, region: s3.region, credentials: { access_key_id: s3.accessKeyId, secret_access_key: s3.secretAccessKey } } },
+  });
+  assert.equal(created.status, 202, JSON.stringify(created.body));
+  const taskId: string = created.body.bucket_ingest_task_id;
+  await page.fill('#task-id', taskId);
+  await page.click('#task-watch');
+  const card = `article[data-task-id="${taskId}"]`;
+  await page.waitForSelector(`${card} .badge:is([data-state="done"], [data-state="done_with_errors"], [data-state="failed"])`, { timeout: 90_000 });
+  assert.equal(await page.getAttribute(`${card} .badge`, 'data-state'), 'done_with_errors');
+  await page.waitForSelector(`${card} table td.mono`);
+  assert.equal(await page.textContent(`${card} table td.mono`), 'in/broken.pdf');
+  assert.match(await page.textContent(`${card} .progress`) ?? '', /3 of 3 files · 2 done, 1 failed/);
+  await shot(page, '6-bucket-task');
   await page.close();
   assert.deepEqual(pageErrors, []);
 });
@@ -171,7 +200,9 @@ test('account login: e-mail and password, then a project chosen from the list', 
   assert.match(await page.textContent('#who-label') ?? '', new RegExp(project.name));
   await page.click('#tabs a[data-view="docs"]');
   await page.waitForSelector('#docs tbody tr');
-  assert.equal(await page.locator('#docs tbody tr').count(), 1, 'the project of the first test, seen through a session token and X-Project-ID');
+  const { body: list } = await request(server, 'GET', '/v3/docsearch/docs', { token: project.apiKey });
+  assert.ok(list.total_documents > 0);
+  assert.equal(await page.locator('#docs tbody tr').count(), list.total_documents, 'the project of the first test, seen through a session token and X-Project-ID');
   await page.click('#sign-out');
   await page.waitForSelector('#login-email');
   assert.equal(await page.evaluate(() => sessionStorage.getItem('docsearch.console.session')), null);

@@ -54,7 +54,7 @@ async function poll(id) {
   try {
     const task = await api(`/docsearch/ingestBucket/${encodeURIComponent(id)}`);
     const failures = task.progress.files_failed > 0 ? await failuresBlock(id) : null;
-    replace(card.body, h('div', { class: 'title-row' }, badge(task.state), h('span', {}, task.state_description)),
+    replace(card.body, h('div', { class: 'row' }, badge(task.state), h('span', {}, task.state_description)),
       h('div', { class: 'muted' }, `${task.source.type}://${task.source.bucket}/${task.source.prefix}`, task.filter_glob ? ` · ${task.filter_glob}` : '',
         ` · started ${formatTime(task.started_at)}`, task.finished_at ? ` · finished ${formatTime(task.finished_at)}` : ''),
       progressBlock(task), task.stop_reason ? h('p', {}, 'Stop reason: ', h('code', {}, task.stop_reason)) : null,
@@ -64,7 +64,7 @@ async function poll(id) {
     delay = Math.min(Math.max(task.polling_guidance.min_interval_seconds, 2), 30);
   } catch (err) {
     replace(card.msg, errorBox(err));
-    if (err.status === 404) return;
+    if (err.status === 404) return void replace(card.body);
   }
   if (visible) card.timer = setTimeout(() => poll(id), delay * 1000);
 }
