@@ -27,7 +27,8 @@ function showLogin(message) {
   $('tabs').hidden = true;
   $('who').hidden = true;
   const section = $('view-login');
-  mountLogin(section, { message, onSignedIn: () => route() });
+  // Views hold the previous project's state (job rows, task cards): after a re-login start afresh.
+  mountLogin(section, { message, onSignedIn: () => (mounted.size ? location.reload() : route()) });
   section.hidden = false;
 }
 
@@ -50,8 +51,7 @@ function route() {
 
 $('sign-out').addEventListener('click', () => {
   clearSession();
-  location.hash = '';
-  showLogin();
+  location.replace(location.pathname);
 });
 // Any 401 from the API (expired session, deleted project) returns to the sign-in screen.
 window.addEventListener('console:unauthorized', (ev) => {
