@@ -1,5 +1,6 @@
 // Test-suite preflight (issue 16), run by `npm test` (scripts/run-tests.mjs) before any test: the
-// integration tests start a real PostgreSQL server and nginx and OCR pictures in six languages, so a
+// integration tests start a real PostgreSQL server and nginx, OCR pictures in six languages and drive the
+// web console in headless Chromium (test/console.test.ts), so a
 // fresh machine needs Debian packages that `npm install` cannot bring. When something is missing and we
 // are root on a machine with apt-get, it is installed (`apt-get update`, then `apt-get install`); otherwise
 // the run stops at once, printing what is missing and the one command that installs it. When nothing is
@@ -18,6 +19,8 @@ export const TEST_OCR_LANGUAGES = ['eng', 'chi_sim', 'chi_sim_vert', 'jpn', 'jpn
 export interface Probe {
   postgres: boolean;
   nginx: boolean;
+  /** Debian's chromium at CHROMIUM_PATH (the console test drives it through playwright-core). */
+  chromium: boolean;
   tessLangs: ReadonlySet<string> | null;
 }
 
@@ -27,6 +30,9 @@ export interface Missing {
   packages: string[];
 }
 
+/** Where the console test expects the browser (Debian's `chromium` package); playwright never downloads one. */
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+
 const isExe = (f: string) => { try { fs.accessSync(f, fs.constants.X_OK); return fs.statSync(f).isFile(); } catch { return false; } };
 const onPath = (name: string, env: NodeJS.ProcessEnv) =>
   [...(env.PATH ?? '').split(path.delimiter).filter(Boolean), '/usr/sbin', '/sbin'].some((d) => isExe(path.join(d, name)));
@@ -34,7 +40,7 @@ const onPath = (name: string, env: NodeJS.ProcessEnv) =>
 /**
  * Look for what the tests need, the way test/helpers find it: PostgreSQL server binaries (initdb,
  * pg_ctl) in $PG_BIN_DIR, /usr/lib/postgresql/<v>/bin or on PATH; nginx in /usr/sbin or on PATH;
- * tesseract ($DOCSEARCH_TESSERACT_BIN or on PATH) and its installed languages.
+ * tesseract ($DOCSEARCH_TESSERACT_BIN or on PATH) and its installed languages; chromium at CHROMIUM_PATH.
  */
 export async function probe(env: NodeJS.ProcessEnv = process.env): Promise<Probe> {
   const pgDirs = env.PG_BIN_DIR ? [env.PG_BIN_DIR] : [];
@@ -44,7 +50,7 @@ export async function probe(env: NodeJS.ProcessEnv = process.env): Promise<Probe
   const pgIn = (dir: string) => isExe(path.join(dir, 'initdb')) && isExe(path.join(dir, 'pg_ctl'));
   const postgres = pgDirs.some(pgIn) || (onPath('initdb', env) && onPath('pg_ctl', env));
   const langs = await installedLanguages(true);
-  return { postgres, nginx: onPath('nginx', env), tessLangs: langs.size ? langs : null };
+  return { postgres, nginx: onPath('nginx', env), chromium: isExe(CHROMIUM_PATH), tessLangs: langs.size ? langs : null };
 }
 
 /**
@@ -55,6 +61,7 @@ export function missingPieces(p: Probe, nginxPackage = 'nginx-light'): Missing[]
   const out: Missing[] = [];
   if (!p.postgres) out.push({ what: 'PostgreSQL server binaries (initdb, pg_ctl)', packages: ['postgresql'] });
   if (!p.nginx) out.push({ what: 'nginx', packages: [nginxPackage] });
+  if (!p.chromium) out.push({ what: `chromium (${CHROMIUM_PATH}, for the web console test)`, packages: ['chromium'] });
   const ocr = missingOcr(TEST_OCR_LANGUAGES, p.tessLangs);
   if (ocr.tesseract) out.push({ what: 'tesseract (OCR engine)', packages: ['tesseract-ocr'] });
   if (ocr.langs.length) out.push({ what: `Tesseract language data: ${ocr.langs.join(', ')}`, packages: ocr.packages.filter((x) => x !== 'tesseract-ocr') });
@@ -79,7 +86,7 @@ export function stopMessage(missing: Missing[], host: { root: boolean; apt: bool
   const lines = ['npm test: the tests need software that is not installed:', ...missing.map((m) => `  - ${m.what}`), ''];
   if (host.apt) lines.push('Install it with:', `  ${installCommand(packages, host.root)}`);
   else lines.push('No apt-get here. On Debian/Ubuntu this is:', `  ${installCommand(packages, false)}`,
-    'elsewhere install the same software (PostgreSQL server, nginx, Tesseract 5 with those languages).');
+    'elsewhere install the same software (PostgreSQL server, nginx, Chromium, Tesseract 5 with those languages).');
   lines.push('', 'then run npm test again (DOCSEARCH_TEST_SKIP_SETUP=1 skips this check; the tests that need it then fail).');
   return lines.join('\n');
 }

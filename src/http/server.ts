@@ -17,6 +17,7 @@ import { registerMetricsRoute } from './routes/metrics.ts';
 import { registerProjectRoutes } from './routes/projects/index.ts';
 import { registerDocsearchRoutes } from './routes/docsearch/index.ts';
 import { registerJobRoutes } from './routes/jobs/index.ts';
+import { registerConsoleRoutes } from './routes/console.ts';
 
 export type App = FastifyInstance;
 
@@ -67,6 +68,7 @@ export async function buildHttpServer(services: Services, opts: { logger?: boole
   await registerApiDocsRoute(app);
   await registerMcpRoute(app, services);
   await registerMetricsRoute(app, services);
+  await registerConsoleRoutes(app);
   await app.register(async (v3) => {
     await registerOpenApiRoute(v3);
     await registerProjectRoutes(v3, services);
