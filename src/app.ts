@@ -31,6 +31,7 @@ import { createBucketDomain } from './buckets/index.ts';
 import { buildHttpServer } from './http/server.ts';
 import { initAnalysis } from './analysis/analyzer.ts';
 import { Metrics } from './internal/metrics.ts';
+import { startEventLoopMonitor } from './internal/event-loop.ts';
 import type { Services } from './services.ts';
 
 export interface AppHandle {
@@ -65,6 +66,7 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   const cfg: Config = { ...config, serverSecret: resolveSecret(config) };
   const logger = opts.logger === false ? pino({ level: 'silent' }) : pino({ level: cfg.logLevel });
   await initAnalysis();
+  startEventLoopMonitor(); // lag reported by /readyz (issue 13)
   const cp = await openControlPlane({ databaseUrl: cfg.databaseUrl, dataDir: cfg.dataDir, onIdleError: (err) => logger.warn({ err }, 'idle control-plane connection failed') });
   const index = await openLanceIndex({ uri: path.join(cfg.dataDir, 'lance') });
   const blobs = new LocalBlobStore(path.join(cfg.dataDir, 'blobs'));

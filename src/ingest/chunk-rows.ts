@@ -64,6 +64,8 @@ export interface ChunkRowsInput {
   vectors: Float32Array[];
   label: string;
   lang: string | null;
+  /** lexicalTokens() of each chunk when the caller computed them already (in slices, off a hot loop). */
+  tokens?: string[];
   attributes?: ChunkRecord['attributes'];
 }
 
@@ -79,7 +81,7 @@ export function chunkRows(input: ChunkRowsInput): ChunkRecord[] {
     page_end: c.page_end,
     heading_path: c.heading_path.join(' > '),
     content: c.content,
-    tokens: lexicalTokens(c, input.label, input.lang),
+    tokens: input.tokens?.[i] ?? lexicalTokens(c, input.label, input.lang),
     token_count: c.token_count,
     vector: input.vectors[i],
     ...(input.attributes ? { attributes: input.attributes } : {}),

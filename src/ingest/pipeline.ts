@@ -5,6 +5,7 @@
 import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { AppError, isAppError } from '../internal/errors.ts';
+import { yieldToEventLoop } from '../internal/event-loop.ts';
 import { readBodyCapped, type NetGuard } from '../internal/net-guard.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import type { ControlPlane } from '../storage/db.ts';
@@ -14,10 +15,10 @@ import type { Embedder } from '../models/embedder.ts';
 import type { JobRow, JobOutcome } from '../jobs/queue.ts';
 import { RetryableError, type JobContext } from '../jobs/worker.ts';
 import { detectLanguage } from '../analysis/analyzer.ts';
-import { chunkRows, documentLabel, embeddingText } from './chunk-rows.ts';
+import { chunkRows, documentLabel, embeddingText, lexicalTokens } from './chunk-rows.ts';
 import { parseDocument } from './parse/index.ts';
-import { ParseError } from './parse/types.ts';
-import { chunkDocument } from './chunking/chunker.ts';
+import { ParseError, type ParsedDocument } from './parse/types.ts';
+import { chunkDocument, imageCountOf, type ChunkedDocument } from './chunking/chunker.ts';
 import { extensionOf, filenameFromDisposition, filenameFromUrl } from './ingest-request.ts';
 import { originalBlobKey, type IngestPayload } from './ingest-service.ts';
 import type { ParseRunner } from './isolation/parse-runner.ts';
@@ -45,6 +46,22 @@ const MEDIA_TYPE_EXT: Record<string, string> = {
 };
 
 const EMBED_BATCH = 64;
+/** Characters analysed on the main thread between two yields (≈1–2 ms of work at 10–30 ms per MB). */
+const SLICE_CHARS = 64 * 1024;
+/** Characters of chunk text language detection looks at (eld samples within them). */
+const LANGUAGE_SAMPLE_CHARS = 20_000;
+
+/** The first LANGUAGE_SAMPLE_CHARS characters of the chunk contents, without joining the whole document. */
+function languageSample(chunked: ChunkedDocument): string {
+  const parts: string[] = [];
+  let n = 0;
+  for (const c of chunked.chunks) {
+    if (n >= LANGUAGE_SAMPLE_CHARS) break;
+    parts.push(c.content.slice(0, LANGUAGE_SAMPLE_CHARS - n));
+    n += parts.at(-1)!.length + 1;
+  }
+  return parts.join('\n').slice(0, LANGUAGE_SAMPLE_CHARS);
+}
 
 function failed(code: number, errorCode: string, errorMessage: string): JobOutcome {
   return { status: 'failed', code, errorCode, errorMessage };
@@ -111,11 +128,15 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
   }
   if (data.length === 0) return failed(422, 'empty_document', 'The file is empty.');
 
-  let parsed;
+  let parsed: ParsedDocument;
+  let chunked: ChunkedDocument;
   try {
-    parsed = deps.parser
-      ? await deps.parser.parse({ data, filename, mediaType }, { signal })
-      : await parseDocument({ data, filename, mediaType });
+    // Parsing and chunking grow with the document: in the parse child, off this event loop (issue 13).
+    if (deps.parser) ({ doc: parsed, chunked } = await deps.parser.parseAndChunk({ data, filename, mediaType }, { signal }));
+    else {
+      parsed = await parseDocument({ data, filename, mediaType });
+      chunked = chunkDocument(parsed);
+    }
   } catch (err) {
     if (err instanceof ParseError) return failed(err.jobCode, err.errorCode, err.message);
     throw err;
@@ -123,22 +144,34 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
   if (signal.aborted) return failed(500, 'aborted', 'aborted');
   // X-Base-URL (else the remote file's own URL) resolves linked images of HTML/Markdown (issue 3).
   await resolveRemoteImages(deps.net, parsed, payload.baseUrl ?? (canonicalUrl || undefined), { signal });
-  const chunked = chunkDocument(parsed);
+  chunked.imageCount = imageCountOf(parsed);
   if (chunked.chunks.length === 0) {
     return failed(422, 'no_extractable_text', 'No text could be extracted from the file.');
   }
-  const sample = chunked.chunks.map((c) => c.content).join('\n').slice(0, 20_000);
-  const lang = detectLanguage(sample);
+  const lang = detectLanguage(languageSample(chunked));
   const texts = chunked.chunks.map(embeddingText);
   const vectors: Float32Array[] = [];
   for (let i = 0; i < texts.length; i += EMBED_BATCH) {
     if (signal.aborted) return failed(500, 'aborted', 'aborted');
+    await yieldToEventLoop();
     vectors.push(...(await deps.embedder.embedDocuments(texts.slice(i, i + EMBED_BATCH))));
   }
   const title = (parsed.title && parsed.title.trim()) || filename;
+  // Lexical analysis stays on this thread in bounded slices, giving the loop back between them.
+  const label = documentLabel(title, filename);
+  const tokens: string[] = [];
+  let sliceChars = 0;
+  for (const c of chunked.chunks) {
+    tokens.push(lexicalTokens(c, label, lang.code));
+    sliceChars += c.content.length;
+    if (sliceChars >= SLICE_CHARS) {
+      sliceChars = 0;
+      await yieldToEventLoop();
+    }
+  }
   // Typed attribute values (resolved and hashed at accept time) go onto every chunk row (issue 4).
   const rows = chunkRows({
-    docId, jobId: job.id, chunks: chunked.chunks, vectors, label: documentLabel(title, filename), lang: lang.code,
+    docId, jobId: job.id, chunks: chunked.chunks, vectors, label, lang: lang.code, tokens,
     attributes: toChunkAttributes(payload.attributes),
   });
   await deps.index.deleteByJob(ns, job.id);

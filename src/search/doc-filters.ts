@@ -6,6 +6,7 @@
 import type { ControlPlane } from '../storage/db.ts';
 import type { AttrExpr, ChunkFilter } from '../storage/namespace-index.ts';
 import { AppError } from '../internal/errors.ts';
+import { yieldToEventLoop } from '../internal/event-loop.ts';
 import type { SearchRequest } from './types.ts';
 import { compileGlob, type CompiledGlob } from './glob-match.ts';
 
@@ -68,7 +69,7 @@ async function matchingDocs(rows: Array<{ doc_id: string; unencrypted_strings: s
   const test = compileUnencryptedMatch(match);
   const ok: string[] = [];
   for (let i = 0; i < rows.length; i++) {
-    if (i > 0 && i % 256 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (i > 0 && i % 256 === 0) await yieldToEventLoop();
     if (test(parseStrings(rows[i].unencrypted_strings))) ok.push(rows[i].doc_id);
   }
   return ok;

@@ -32,7 +32,8 @@ export interface LanceIndexOptions {
   readConsistencySeconds?: number;
   /** Row count from which optimize() builds the IVF_HNSW_SQ index. Default 50 000 (DESIGN.md §2). */
   annThreshold?: number;
-  /** Rows per Arrow batch on write. Default 10 000 (DESIGN.md §2: 26k rows/s at 10k). */
+  /** Rows per Arrow batch on write. Default 2 000: building a batch is synchronous (≈20 ms per 1 000 rows), so
+   *  smaller batches keep the event loop free (issue 13); DESIGN.md §2 measured 26k rows/s at 10k. */
   writeBatchRows?: number;
   /** optimize() removes table versions older than this many seconds. Default 60. */
   cleanupGraceSeconds?: number;
@@ -303,7 +304,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
       );
     }
     if (rows.length === 0) return;
-    const batchRows = this.opts.writeBatchRows ?? 10_000;
+    const batchRows = this.opts.writeBatchRows ?? 2_000;
     const schema = await ensureAttrColumns(state.table, rows);
     for (let i = 0; i < rows.length; i += batchRows) {
       await state.table.add(rowsToArrow(rows.slice(i, i + batchRows), schema));

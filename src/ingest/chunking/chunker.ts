@@ -147,7 +147,11 @@ export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions = {}): Chu
     chunks,
     chunksetCount: chunksetIndex + 1,
     tableCount: doc.blocks.filter((b: Block) => b.kind === 'table').length,
-    imageCount:
-      doc.imageCount ?? Math.max(doc.images.length, doc.blocks.filter((b: Block) => b.kind === 'image').length),
+    imageCount: imageCountOf(doc),
   };
+}
+
+/** Images of a document: its own count when the parser reported one, else its image assets or references. */
+export function imageCountOf(doc: ParsedDocument): number {
+  return doc.imageCount ?? Math.max(doc.images.length, doc.blocks.filter((b: Block) => b.kind === 'image').length);
 }

@@ -1,7 +1,11 @@
 // Entry point of a parse child process (started by parse-runner.ts with fork + IPC). It parses one
-// document at a time: {id, data, filename, mediaType, limits} in, {id, ok, doc | error} out. Buffers
-// cross the channel through V8 serialisation (structured clone). The child leaves when its parent
-// goes away, so a crashed or killed service never leaves parsers behind.
+// document at a time: {id, data, filename, mediaType, limits, chunk?} in, {id, ok, doc, chunked? | error}
+// out. With `chunk` it also chunks the document here (token counting and sentence splitting grow with the
+// input, issue 13: they must not run on the service's event loop) and sends back only the blocks the
+// service still needs (tables and image references for the assets), not the text twice. Buffers cross
+// the channel through V8 serialisation (structured clone). The child leaves when its parent goes away,
+// so a crashed or killed service never leaves parsers behind.
+import { chunkDocument, type ChunkedDocument } from '../chunking/chunker.ts';
 import { parseDocument } from '../parse/index.ts';
 import { ParseError } from '../parse/types.ts';
 import { setParseLimits, type ParseLimits } from './limits.ts';
@@ -12,10 +16,12 @@ export interface ParseRequest {
   filename: string;
   mediaType?: string;
   limits: ParseLimits;
+  /** Chunk the parsed document too (chunkDocument with default options). */
+  chunk?: boolean;
 }
 
 export type ParseReply =
-  | { id: number; ok: true; doc: unknown }
+  | { id: number; ok: true; doc: unknown; chunked?: ChunkedDocument }
   | { id: number; ok: false; parseError?: { jobCode: 413 | 415 | 422; errorCode: string; message: string }; message: string };
 
 process.on('disconnect', () => process.exit(0));
@@ -26,7 +32,13 @@ process.on('message', (msg: ParseRequest) => {
       setParseLimits(msg.limits);
       const data = Buffer.from(msg.data.buffer, msg.data.byteOffset, msg.data.byteLength);
       const doc = await parseDocument({ data, filename: msg.filename, mediaType: msg.mediaType });
-      reply = { id: msg.id, ok: true, doc };
+      if (msg.chunk) {
+        const chunked = chunkDocument(doc);
+        const blocks = doc.blocks.filter((b) => b.kind === 'table' || b.kind === 'image');
+        reply = { id: msg.id, ok: true, doc: { ...doc, blocks }, chunked };
+      } else {
+        reply = { id: msg.id, ok: true, doc };
+      }
     } catch (err) {
       reply = err instanceof ParseError
         ? { id: msg.id, ok: false, parseError: { jobCode: err.jobCode, errorCode: err.errorCode, message: err.message }, message: err.message }

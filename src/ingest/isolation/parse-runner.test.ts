@@ -7,6 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ParseRunner } from './parse-runner.ts';
 import { ParseError } from '../parse/types.ts';
+import { parseDocument } from '../parse/index.ts';
+import { chunkDocument } from '../chunking/chunker.ts';
 import { manyPagePdf, zipBombDocx } from '../../../test/helpers/pathological-files.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
@@ -28,6 +30,14 @@ test('a normal document parses in a child process, with its stats', async () => 
   assert.ok(doc.blocks.some((b) => b.kind === 'table'));
   assert.ok(stats.peakRssBytes > 50 * 1024 * 1024, 'peak RSS is the child\'s, measured');
   assert.ok(process.memoryUsage().rss > 0);
+});
+
+test('parseAndChunk chunks in the child exactly as chunkDocument does here, and returns only table/image blocks', async () => {
+  const input = sample();
+  const { doc, chunked } = await runner.parseAndChunk(input);
+  const local = chunkDocument(await parseDocument(input));
+  assert.deepEqual(chunked, local);
+  assert.ok(doc.blocks.length > 0 && doc.blocks.every((b) => b.kind === 'table' || b.kind === 'image'));
 });
 
 test('a zip bomb DOCX fails with 413 document_too_large; the next parse works', async () => {

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ParseError, type ParsedDocument, type ParseInput } from '../parse/types.ts';
 import { DEFAULT_PARSE_LIMITS, type ParseLimits } from './limits.ts';
+import type { ChunkedDocument } from '../chunking/chunker.ts';
 import type { ParseReply, ParseRequest } from './parse-child.ts';
 
 export interface ParseRunnerOptions {
@@ -150,8 +151,18 @@ export class ParseRunner {
     return (await this.parseWithStats(input, opts)).doc;
   }
 
-  /** As `parse`, also reporting wall time and the child's peak resident memory. */
-  async parseWithStats(input: ParseInput, opts: { signal?: AbortSignal } = {}): Promise<{ doc: ParsedDocument; stats: ParseStats }> {
+  /**
+   * Parse and chunk (chunkDocument, default options) in the child: nothing whose cost grows with the
+   * document runs on this thread (issue 13). `doc.blocks` holds only the table and image blocks.
+   * @throws as `parse`
+   */
+  async parseAndChunk(input: ParseInput, opts: { signal?: AbortSignal } = {}): Promise<{ doc: ParsedDocument; chunked: ChunkedDocument }> {
+    const { doc, chunked } = await this.parseWithStats(input, { ...opts, chunk: true });
+    return { doc, chunked: chunked! };
+  }
+
+  /** As `parse` (with `chunk`: as `parseAndChunk`), also reporting wall time and the child's peak resident memory. */
+  async parseWithStats(input: ParseInput, opts: { signal?: AbortSignal; chunk?: boolean } = {}): Promise<{ doc: ParsedDocument; chunked?: ChunkedDocument; stats: ParseStats }> {
     if (this.closed) throw new Error('parse runner is closed');
     const slot = await this.acquire();
     slot.uses++;
@@ -163,6 +174,7 @@ export class ParseRunner {
       started = Date.now(); // child start-up is not the document's time
       const pid = slot.child.pid!;
       peak = rssOf(pid) ?? 0;
+      let chunked: ChunkedDocument | undefined;
       const doc = await new Promise<ParsedDocument>((resolve, reject) => {
         const id = ++this.seq;
         let done = false;
@@ -179,7 +191,10 @@ export class ParseRunner {
         };
         const onMessage = (m: ParseReply) => {
           if (m?.id !== id) return;
-          if (m.ok) return finish(null, reviveDoc(m.doc as ParsedDocument));
+          if (m.ok) {
+            chunked = m.chunked;
+            return finish(null, reviveDoc(m.doc as ParsedDocument));
+          }
           if (m.parseError) return finish(new ParseError(m.parseError.jobCode, m.parseError.errorCode, m.parseError.message));
           return finish(new ParseError(415, 'unreadable_document', `The file could not be read: ${m.message.split('\n')[0]}`));
         };
@@ -209,11 +224,11 @@ export class ParseRunner {
         slot.child.on('message', onMessage);
         slot.child.once('exit', onExit);
         opts.signal?.addEventListener('abort', onAbort, { once: true });
-        const req: ParseRequest = { id, data: input.data, filename: input.filename, mediaType: input.mediaType, limits: this.limits };
+        const req: ParseRequest = { id, data: input.data, filename: input.filename, mediaType: input.mediaType, limits: this.limits, chunk: opts.chunk };
         slot.child.send(req, (err) => { if (err) finish(err); });
       });
       healthy = true;
-      return { doc, stats: { ms: Date.now() - started, peakRssBytes: peak } };
+      return { doc, chunked, stats: { ms: Date.now() - started, peakRssBytes: peak } };
     } catch (err) {
       // A parser's own ParseError leaves the child healthy; bounds and crashes already killed it.
       healthy = err instanceof ParseError && !['parse_timeout', 'document_too_large'].includes(err.errorCode) && slot.child.exitCode === null && this.slots.includes(slot);
