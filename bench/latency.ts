@@ -120,7 +120,7 @@ async function main(): Promise<void> {
   const profArgs = CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(CPU_PROF)] : [];
   const child: ChildProcess = spawn(process.execPath, [...profArgs, '--import', 'tsx', path.join(repoRoot, 'src', 'main.ts')], {
     cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, DOCSEARCH_DATA_DIR: dataDir, DOCSEARCH_SECRET: secret, DOCSEARCH_BOOTSTRAP_ACCOUNT_KEY: kept.accountKey, DOCSEARCH_ROLE: 'api', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    env: { ...process.env, DOCSEARCH_DATA_DIR: dataDir, DOCSEARCH_SECRET: secret, DOCSEARCH_BOOTSTRAP_ACCOUNT_KEY: kept.accountKey, DOCSEARCH_ROLE: 'api', DOCSEARCH_RATE_LIMIT_SEARCH_PER_MIN: '0', DOCSEARCH_RATE_LIMIT_IP_PER_MIN: '0', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
   });
   const base = `http://127.0.0.1:${port}`;
   const result: Record<string, unknown> = { chunks, documents: kept.docs, writeSeconds: writeS, optimizeSeconds: optimizeS };

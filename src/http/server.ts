@@ -7,6 +7,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import crypto from 'node:crypto';
 import type { Services } from '../services.ts';
 import { errorHandler } from './error-handler.ts';
+import { installRateLimits } from './plugins/rate-limits.ts';
+import { DEFAULT_ADMISSION } from '../internal/config.ts';
 import { projectScope } from './plugins/docsearch-scope.ts';
 import { ErrorBodySchema } from './schemas/common.ts';
 import { registerHealthRoutes } from './routes/health.ts';
@@ -64,6 +66,7 @@ export async function buildHttpServer(services: Services, opts: { logger?: boole
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
 
+  await installRateLimits(app, services.config.admission ?? DEFAULT_ADMISSION);
   await registerHealthRoutes(app, services);
   await registerApiDocsRoute(app);
   await registerMcpRoute(app, services);

@@ -11,6 +11,15 @@ test('defaults are the embedded ones', () => {
   assert.equal(c.role, 'all');
   assert.equal(c.maxUploadBytes, 50 * 1024 * 1024);
   assert.deepEqual(c.allowedPrivateHosts, []);
+  assert.equal(c.admission?.searchPerMin, 1200);
+  assert.equal(c.admission?.streamsPerProject, 32);
+});
+
+test('admission limits are configurable, 0 turning a rate limit off', () => {
+  const c = loadConfig({ DOCSEARCH_RATE_LIMIT_SEARCH_PER_MIN: '0', DOCSEARCH_RATE_LIMIT_INGEST_PER_MIN: '7', DOCSEARCH_LOGIN_BACKOFF_MAX_MS: '5000' });
+  assert.equal(c.admission?.searchPerMin, 0);
+  assert.equal(c.admission?.ingestPerMin, 7);
+  assert.equal(c.admission?.loginBackoffMaxMs, 5000);
 });
 
 test('bad values are refused with the key named', () => {
@@ -22,6 +31,8 @@ test('bad values are refused with the key named', () => {
     [{ DOCSEARCH_ROLE: 'both' }, /DOCSEARCH_ROLE/],
     [{ DOCSEARCH_SECRET: 'short' }, /DOCSEARCH_SECRET/],
     [{ DOCSEARCH_WORKER_CONCURRENCY: '0' }, /DOCSEARCH_WORKER_CONCURRENCY/],
+    [{ DOCSEARCH_RATE_LIMIT_SEARCH_PER_MIN: '-1' }, /DOCSEARCH_RATE_LIMIT_SEARCH_PER_MIN/],
+    [{ DOCSEARCH_LOGIN_FREE_FAILURES: '0' }, /DOCSEARCH_LOGIN_FREE_FAILURES/],
   ];
   for (const [env, re] of cases) assert.throws(() => loadConfig(env), re, JSON.stringify(env));
 });

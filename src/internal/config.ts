@@ -53,6 +53,8 @@ export interface Config {
   };
   /** SMTP relay for e-mail completion targets (bucket tasks, issue 6); unset = e-mail targets are refused. */
   smtp?: { url: string; from: string };
+  /** Admission control (issue 13; docs/admission.md). Optional so hand-built configs stay valid (= defaults). */
+  admission?: AdmissionConfig;
   /** Bulk bucket ingestion (issue 6; docs/buckets.md). Optional so hand-built configs stay valid. */
   buckets?: {
     /** Files per task; beyond it a task ends done_with_errors (spec: target ceiling 100,000). */
@@ -67,6 +69,31 @@ export interface Config {
     concurrentTasks: number;
   };
 }
+
+/** Limits that keep one tenant (or one client address) from taking the service; 0 turns a limit off. */
+export interface AdmissionConfig {
+  /** Search requests (search, searchInDoc) per project per minute. */
+  searchPerMin: number;
+  /** Ingest requests (ingest, ingestBucket) per project per minute. */
+  ingestPerMin: number;
+  /** Requests of any kind (probes excepted) per client IP per minute. */
+  ipPerMin: number;
+  /** Open job status streams per project. */
+  streamsPerProject: number;
+  /** Failed logins of one account (e-mail) before backoff starts; then each failure doubles the wait. */
+  loginFreeFailures: number;
+  /** Failed logins from one client IP (any account) before backoff starts. */
+  loginIpFreeFailures: number;
+  /** First backoff wait, ms, and its cap. */
+  loginBackoffBaseMs: number;
+  loginBackoffMaxMs: number;
+}
+
+/** Defaults of AdmissionConfig (also used when a hand-built Config has none). */
+export const DEFAULT_ADMISSION: AdmissionConfig = {
+  searchPerMin: 1200, ingestPerMin: 600, ipPerMin: 6000, streamsPerProject: 32,
+  loginFreeFailures: 5, loginIpFreeFailures: 20, loginBackoffBaseMs: 1000, loginBackoffMaxMs: 15 * 60_000,
+};
 
 function int(env: Record<string, string | undefined>, key: string, dflt: number, min: number, max: number): number {
   const raw = env[key];
@@ -154,6 +181,16 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       maxOcrPages: int(env, 'DOCSEARCH_OCR_MAX_PAGES', 100, 0, 100_000),
       ocr: (env.DOCSEARCH_OCR || 'on').toLowerCase() !== 'off',
       ocrLangs: env.DOCSEARCH_OCR_LANGS?.trim() || undefined,
+    },
+    admission: {
+      searchPerMin: int(env, 'DOCSEARCH_RATE_LIMIT_SEARCH_PER_MIN', DEFAULT_ADMISSION.searchPerMin, 0, 1_000_000),
+      ingestPerMin: int(env, 'DOCSEARCH_RATE_LIMIT_INGEST_PER_MIN', DEFAULT_ADMISSION.ingestPerMin, 0, 1_000_000),
+      ipPerMin: int(env, 'DOCSEARCH_RATE_LIMIT_IP_PER_MIN', DEFAULT_ADMISSION.ipPerMin, 0, 10_000_000),
+      streamsPerProject: int(env, 'DOCSEARCH_MAX_STREAMS_PER_PROJECT', DEFAULT_ADMISSION.streamsPerProject, 0, 100_000),
+      loginFreeFailures: int(env, 'DOCSEARCH_LOGIN_FREE_FAILURES', DEFAULT_ADMISSION.loginFreeFailures, 1, 1000),
+      loginIpFreeFailures: int(env, 'DOCSEARCH_LOGIN_IP_FREE_FAILURES', DEFAULT_ADMISSION.loginIpFreeFailures, 1, 100_000),
+      loginBackoffBaseMs: int(env, 'DOCSEARCH_LOGIN_BACKOFF_BASE_MS', DEFAULT_ADMISSION.loginBackoffBaseMs, 1, 3600_000),
+      loginBackoffMaxMs: int(env, 'DOCSEARCH_LOGIN_BACKOFF_MAX_MS', DEFAULT_ADMISSION.loginBackoffMaxMs, 1, 24 * 3600_000),
     },
     smtp: env.DOCSEARCH_SMTP_URL ? { url: smtpUrl(env.DOCSEARCH_SMTP_URL), from: env.DOCSEARCH_SMTP_FROM || 'docsearch@localhost' } : undefined,
     buckets: {

@@ -3,16 +3,26 @@
 // comment heartbeats, and the stream ends after the terminal event. `Last-Event-ID` resumes: the
 // current state is sent only if it changed since that id (a reconnect after the terminal event gets 204,
 // which tells an EventSource to stop). Headers keep reverse proxies from buffering (X-Accel-Buffering,
-// Cache-Control: no-transform).
+// Cache-Control: no-transform). At most `streamsPerProject` streams per project are open at once (per
+// process, issue 13): one more is refused with 429 rate_limited before it starts.
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../../services.ts';
 import { ErrorBodySchema } from '../../schemas/common.ts';
+import { AppError } from '../../../internal/errors.ts';
+import { DEFAULT_ADMISSION } from '../../../internal/config.ts';
 import { toStreamEvent } from '../../../jobs/job-view.ts';
 import { TERMINAL } from '../../../jobs/queue.ts';
 import { JobIdParams } from './schemas.ts';
 
+/** Open streams per project id, per service container. */
+const openStreams = new WeakMap<Services, Map<string, number>>();
+
 export async function registerJobStreamRoute(app: FastifyInstance, services: Services): Promise<void> {
   const open = new Set<AbortController>();
+  const cap = (services.config.admission ?? DEFAULT_ADMISSION).streamsPerProject;
+  // One count per service container: the route is registered under /v3 and at the root.
+  const perProject = openStreams.get(services) ?? new Map<string, number>();
+  openStreams.set(services, perProject);
   app.addHook('preClose', async () => {
     for (const ac of open) ac.abort();
   });
@@ -25,6 +35,7 @@ export async function registerJobStreamRoute(app: FastifyInstance, services: Ser
         200: { description: 'The event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
         204: { description: 'Last-Event-ID names the terminal event: nothing more will come', type: 'null' },
         404: ErrorBodySchema,
+        429: ErrorBodySchema,
       },
     },
   }, async (request, reply) => {
@@ -36,6 +47,10 @@ export async function registerJobStreamRoute(app: FastifyInstance, services: Ser
     const last = lastRaw && /^\d{1,9}$/.test(lastRaw.trim()) ? Number(lastRaw.trim()) : undefined;
     if (last !== undefined && last === job.status_version && TERMINAL.has(job.status)) {
       return reply.status(204).send();
+    }
+    const streams = perProject.get(projectId) ?? 0;
+    if (cap > 0 && streams >= cap) {
+      throw new AppError('rate_limited', `This project already has ${streams} open job status streams (at most ${cap}); close one or poll /v3/jobs/{job_id}/status.`, { scope: 'streams per project', limit: cap }, 5);
     }
     reply.hijack();
     const res = reply.raw;
@@ -52,6 +67,7 @@ export async function registerJobStreamRoute(app: FastifyInstance, services: Ser
     const stop = () => ac.abort();
     res.on('close', stop);
     const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), services.config.sseHeartbeatMs);
+    perProject.set(projectId, (perProject.get(projectId) ?? 0) + 1);
     try {
       await services.jobs.watch(projectId, jobId, last, (row) => {
         res.write(`event: job_status\nid: ${row.status_version}\ndata: ${JSON.stringify(toStreamEvent(row))}\n\n`);
@@ -62,6 +78,9 @@ export async function registerJobStreamRoute(app: FastifyInstance, services: Ser
     } finally {
       clearInterval(heartbeat);
       open.delete(ac);
+      const left = (perProject.get(projectId) ?? 1) - 1;
+      if (left > 0) perProject.set(projectId, left);
+      else perProject.delete(projectId);
       res.off('close', stop);
       res.end();
     }
