@@ -18,6 +18,29 @@ test('literal private and special addresses are refused', () => {
   assert.equal(g.checkUrl('https://93.184.216.34/x').hostname, '93.184.216.34');
 });
 
+test('IPv6: only global unicast outside special ranges; IPv4-compatible, NAT64, 6to4, Teredo… are refused', () => {
+  const g = new NetGuard([]);
+  const refused = [
+    'http://[::127.0.0.1]/', 'http://[::a9fe:a9fe]/', 'http://[::10.0.0.1]/', 'http://[::8.8.8.8]/', // IPv4-compatible ::/96
+    'http://[64:ff9b::7f00:1]/', 'http://[64:ff9b::a9fe:a9fe]/', 'http://[64:ff9b:1::1]/', // NAT64
+    'http://[2002:7f00:1::]/', 'http://[2002:c0a8:101::1]/', 'http://[2002:808:808::1]/', // 6to4 (any embedded IPv4)
+    'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/', // Teredo
+    'http://[2001:db8::1]/', 'http://[2001:2::1]/', 'http://[2001:10::1]/', // documentation, benchmarking, ORCHID
+    'http://[fc00::1]/', 'http://[fd12:3456::1]/', 'http://[fe80::1]/', 'http://[fec0::1]/', 'http://[ff02::1]/',
+    'http://[::]/', 'http://[::1]/', 'http://[100::1]/', 'http://[::ffff:0:a9fe:a9fe]/', 'http://[::ffff:169.254.169.254]/',
+    'http://[4000::1]/', 'http://[1::1]/',
+  ];
+  for (const u of refused) {
+    assert.throws(() => g.checkUrl(u), (e: { code?: string }) => e.code === 'remote_url_forbidden', u);
+  }
+  for (const a of ['::127.0.0.1', '::a9fe:a9fe', '64:ff9b::a9fe:a9fe', '2002:a00:1::1']) assert.ok(!g.addressAllowed(a), a);
+  for (const u of ['http://[2606:4700:4700::1111]/', 'http://[2a00:1450:4001:80b::200e]/', 'http://[::ffff:8.8.8.8]/']) {
+    assert.ok(g.checkUrl(u), u);
+  }
+  assert.ok(g.addressAllowed('2606:4700:4700::1111'));
+  assert.ok(new NetGuard(['fd00::/8']).addressAllowed('fd00::5'), 'an operator-allowed IPv6 range still works');
+});
+
 test('allow-list by host and CIDR', () => {
   const g = new NetGuard(['127.0.0.1', '10.0.0.0/8']);
   assert.ok(g.addressAllowed('127.0.0.1'));

@@ -2,15 +2,27 @@
 // webhooks, model HTTP providers): only http(s), and never loopback, private, link-local, CGNAT,
 // multicast or cloud-metadata addresses — checked on the literal host, after DNS resolution (at connect
 // time, so DNS rebinding cannot slip through) and on every redirect hop — unless the operator lists the
-// host or range in DOCSEARCH_ALLOWED_PRIVATE_HOSTS.
+// host or range in DOCSEARCH_ALLOWED_PRIVATE_HOSTS. IPv6 targets must be global unicast (2000::/3) outside
+// every special range: IPv4-compatible (::/96, e.g. [::127.0.0.1]), NAT64 (64:ff9b::/96), 6to4, Teredo,
+// documentation and the rest are refused (issue 13); an IPv4-mapped address is judged as its IPv4.
 import dns from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import { AppError } from './errors.ts';
 
-/** Address ranges (ipaddr.js range names) that are public; everything else is refused. */
-const PUBLIC_RANGES = new Set(['unicast']);
+/** IPv6 global unicast (RFC 4291 §2.4): the only IPv6 block outbound requests may reach. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3') as [ipaddr.IPv6, number];
+
+/**
+ * True for a public address: IPv4 in no special range (ipaddr.js range 'unicast': not private,
+ * loopback, link-local, CGNAT, reserved, multicast, broadcast…); IPv6 inside 2000::/3 and in no special
+ * range (ipaddr.js calls everything outside its named ranges 'unicast', ::/96 included, hence the prefix).
+ */
+export function isPublicAddress(ip: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  if (ip.kind() === 'ipv4') return ip.range() === 'unicast';
+  return (ip as ipaddr.IPv6).match(GLOBAL_UNICAST_V6) && ip.range() === 'unicast';
+}
 
 export interface GuardedResponse {
   /** Final URL after redirects. */
@@ -78,7 +90,7 @@ export class NetGuard {
     for (const [range, bits] of this.allowCidrs) {
       if (range.kind() === ip.kind() && ip.match(range, bits)) return true;
     }
-    return PUBLIC_RANGES.has(ip.range());
+    return isPublicAddress(ip);
   }
 
   /**
