@@ -1,6 +1,10 @@
 // The one place where failures become HTTP responses. AppError codes map to statuses through the error
-// catalogue; Fastify's own validation and body-size errors are translated into catalogue codes so every
-// error body has the same shape: {code, message, status, details?} (DESIGN.md §5).
+// catalogue; Fastify's own validation and body-size errors, its router's errors (bad URL encoding, an
+// over-long path parameter) and Node's HTTP parser errors (invalid header bytes, oversized headers) are
+// translated into catalogue codes so every error body has the same shape: {code, message, status,
+// details?} (DESIGN.md §5; issue 13 found 239 of 5,500 fuzzed responses off that shape).
+import type { Socket } from 'node:net';
+import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError } from '../internal/errors.ts';
 
@@ -40,4 +44,41 @@ export async function errorHandler(err: unknown, request: FastifyRequest, reply:
   // keep-alive socket: the next request on it would hang.
   if (!request.raw.complete) reply.header('connection', 'close');
   await reply.status(appErr.status).send(appErr.toBody());
+}
+
+/**
+ * Fastify `frameworkErrors`: router failures that happen before a route is found. FST_ERR_BAD_URL (a
+ * malformed percent-encoding such as `/v3/jobs/%zz/status`) -> 400 malformed_request;
+ * FST_ERR_MAX_PARAM_LENGTH (a path parameter over `maxParamLength`) -> 414 uri_too_long; anything else
+ * through toAppError.
+ */
+export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  let appErr: AppError;
+  if (err.code === 'FST_ERR_BAD_URL') appErr = new AppError('malformed_request', 'The request path is not valid percent-encoding.');
+  else if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') appErr = new AppError('uri_too_long', 'A path parameter of the request is too long.');
+  else appErr = toAppError(err, request);
+  void reply.status(appErr.status).send(appErr.toBody());
+}
+
+/** Node HTTP parser error codes that have a status of their own (others are 400 malformed_request). */
+const CLIENT_ERRORS: Record<string, () => AppError> = {
+  HPE_HEADER_OVERFLOW: () => new AppError('headers_too_large', 'The request headers are too large.'),
+  ERR_HTTP_REQUEST_TIMEOUT: () => new AppError('request_timeout', 'The request was not received in time.'),
+  HPE_HEADERS_TIMEOUT: () => new AppError('request_timeout', 'The request headers were not received in time.'),
+};
+
+/**
+ * Fastify `clientErrorHandler`: Node could not parse the request (invalid header bytes, a broken
+ * request line, oversized headers, a timeout), so there is no request object; the catalogue body is
+ * written raw and the connection closed. Nothing is written to a socket that is gone.
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const appErr = CLIENT_ERRORS[err.code ?? '']?.() ?? new AppError('malformed_request', 'The request could not be parsed as HTTP/1.1.', { parser_code: err.code ?? null });
+  const body = JSON.stringify(appErr.toBody());
+  socket.end(`HTTP/1.1 ${appErr.status} ${STATUS_CODES[appErr.status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n`
+    + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }

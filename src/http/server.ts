@@ -6,7 +6,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import crypto from 'node:crypto';
 import type { Services } from '../services.ts';
-import { errorHandler } from './error-handler.ts';
+import { clientErrorHandler, errorHandler, frameworkErrorHandler } from './error-handler.ts';
 import { installRateLimits } from './plugins/rate-limits.ts';
 import { DEFAULT_ADMISSION } from '../internal/config.ts';
 import { projectScope } from './plugins/docsearch-scope.ts';
@@ -37,6 +37,11 @@ export async function buildHttpServer(services: Services, opts: { logger?: boole
     // Node's default (16 KiB for all headers) is below the spec's own header limits: X-Unencrypted-Strings
     // up to 16384 characters plus X-Attributes and X-Attribute-Schema up to 2048 each.
     http: { maxHeaderSize: 64 * 1024 },
+    // Path parameters: document ids may be 256 characters (spec), percent-encoded up to three times that.
+    // Longer ones get 414 uri_too_long; both router and parser errors use the one error body.
+    routerOptions: { maxParamLength: 1024 },
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -22,6 +22,7 @@ export const ERROR_CATALOGUE = {
   invalid_doc_id: 400,
   egress_cost_not_acknowledged: 400,
   source_access_denied: 400,
+  malformed_request: 400,
   // 401
   unauthorized: 401,
   invalid_credentials: 401,
@@ -45,10 +46,15 @@ export const ERROR_CATALOGUE = {
   task_not_active: 409,
   task_cancelled: 409,
   idempotency_key_reused: 409,
+  // 408
+  request_timeout: 408,
   // 410
   namespace_purged: 410,
   // 413
   payload_too_large: 413,
+  // 414 / 431: request line or headers too long
+  uri_too_long: 414,
+  headers_too_large: 431,
   // 415 / 422 / 424 appear as job status codes, not as request statuses
   // 429
   rate_limited: 429,
