@@ -14,7 +14,9 @@ describe('service', () => {
     assert.equal((await api(server.baseUrl, undefined, 'GET', '/healthz')).status, 200);
     const r = await api(server.baseUrl, undefined, 'GET', '/readyz');
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body, { status: 'ready' });
+    const body = r.body as { status: string; event_loop_lag: Record<string, unknown> };
+    assert.equal(body.status, 'ready');
+    for (const k of ['p50_ms', 'p99_ms', 'max_ms', 'samples']) assert.equal(typeof body.event_loop_lag[k], 'number', k);
   });
 
   test('OpenAPI 3.1 document lists the interface', async () => {
