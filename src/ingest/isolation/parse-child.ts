@@ -3,12 +3,15 @@
 // out. With `chunk` it also chunks the document here (token counting and sentence splitting grow with the
 // input, issue 13: they must not run on the service's event loop) and sends back only the blocks the
 // service still needs (tables and image references for the assets), not the text twice. Buffers cross
-// the channel through V8 serialisation (structured clone). The child leaves when its parent goes away,
+// the channel through V8 serialisation (structured clone); the chunks go first in parts of CHUNK_PART
+// (`{id, part}` messages), because deserialising one reply of a 20 MB document held the service's loop
+// for ~0.3 s. The child leaves when its parent goes away,
 // so a crashed or killed service never leaves parsers behind.
 import { chunkDocument, type ChunkedDocument } from '../chunking/chunker.ts';
 import { parseDocument } from '../parse/index.ts';
 import { ParseError } from '../parse/types.ts';
 import { setParseLimits, type ParseLimits } from './limits.ts';
+import { CHUNK_PART } from './parse-runner.ts';
 
 export interface ParseRequest {
   id: number;
@@ -21,6 +24,7 @@ export interface ParseRequest {
 }
 
 export type ParseReply =
+  | { id: number; part: ChunkedDocument['chunks'] }
   | { id: number; ok: true; doc: unknown; chunked?: ChunkedDocument }
   | { id: number; ok: false; parseError?: { jobCode: 413 | 415 | 422; errorCode: string; message: string }; message: string };
 
@@ -35,7 +39,10 @@ process.on('message', (msg: ParseRequest) => {
       if (msg.chunk) {
         const chunked = chunkDocument(doc);
         const blocks = doc.blocks.filter((b) => b.kind === 'table' || b.kind === 'image');
-        reply = { id: msg.id, ok: true, doc: { ...doc, blocks }, chunked };
+        for (let i = 0; i < chunked.chunks.length; i += CHUNK_PART) {
+          process.send?.({ id: msg.id, part: chunked.chunks.slice(i, i + CHUNK_PART) } satisfies ParseReply);
+        }
+        reply = { id: msg.id, ok: true, doc: { ...doc, blocks }, chunked: { ...chunked, chunks: [] } };
       } else {
         reply = { id: msg.id, ok: true, doc };
       }

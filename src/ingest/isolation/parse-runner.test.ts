@@ -5,7 +5,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ParseRunner } from './parse-runner.ts';
+import { CHUNK_PART, ParseRunner } from './parse-runner.ts';
 import { ParseError } from '../parse/types.ts';
 import { parseDocument } from '../parse/index.ts';
 import { chunkDocument } from '../chunking/chunker.ts';
@@ -38,6 +38,19 @@ test('parseAndChunk chunks in the child exactly as chunkDocument does here, and 
   const local = chunkDocument(await parseDocument(input));
   assert.deepEqual(chunked, local);
   assert.ok(doc.blocks.length > 0 && doc.blocks.every((b) => b.kind === 'table' || b.kind === 'image'));
+});
+
+test('parseAndChunk: a long single-line text comes back in several parts, reassembled in order', async () => {
+  let x = 7;
+  const data = Buffer.alloc(1024 * 1024);
+  for (let i = 0; i < data.length; i++) {
+    x = (x * 1103515245 + 12345) & 0x7fffffff;
+    data[i] = 'ACGT'.charCodeAt((x >> 16) & 3);
+  }
+  const input = { data, filename: 'sequence.txt' };
+  const { chunked } = await runner.parseAndChunk(input);
+  assert.ok(chunked.chunks.length > 2 * CHUNK_PART, `${chunked.chunks.length} chunks`);
+  assert.deepEqual(chunked, chunkDocument(await parseDocument(input)));
 });
 
 test('a zip bomb DOCX fails with 413 document_too_large; the next parse works', async () => {

@@ -34,6 +34,9 @@ export interface ParseStats {
   peakRssBytes: number;
 }
 
+/** Chunks per `{id, part}` message of a parse child: ~0.5 MB of text, a few ms to deserialise here. */
+export const CHUNK_PART = 500;
+
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'parse-child.ts');
 const RECYCLE_AFTER = 100;
 const POLL_MS = 100;
@@ -189,10 +192,12 @@ export class ParseRunner {
           if (err) reject(err);
           else resolve(value!);
         };
+        const parts: ChunkedDocument['chunks'][] = [];
         const onMessage = (m: ParseReply) => {
           if (m?.id !== id) return;
+          if ('part' in m) return void parts.push(m.part);
           if (m.ok) {
-            chunked = m.chunked;
+            chunked = m.chunked && { ...m.chunked, chunks: parts.flat() };
             return finish(null, reviveDoc(m.doc as ParsedDocument));
           }
           if (m.parseError) return finish(new ParseError(m.parseError.jobCode, m.parseError.errorCode, m.parseError.message));
