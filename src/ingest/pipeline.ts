@@ -5,7 +5,7 @@
 import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { AppError, isAppError } from '../internal/errors.ts';
-import { yieldToEventLoop } from '../internal/event-loop.ts';
+import { timeSlicer, yieldToEventLoop } from '../internal/event-loop.ts';
 import { readBodyCapped, type NetGuard } from '../internal/net-guard.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import type { ControlPlane } from '../storage/db.ts';
@@ -46,8 +46,6 @@ const MEDIA_TYPE_EXT: Record<string, string> = {
 };
 
 const EMBED_BATCH = 64;
-/** Characters analysed on the main thread between two yields (≈1–2 ms of work at 10–30 ms per MB). */
-const SLICE_CHARS = 64 * 1024;
 /** Characters of chunk text language detection looks at (eld samples within them). */
 const LANGUAGE_SAMPLE_CHARS = 20_000;
 
@@ -160,14 +158,10 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
   // Lexical analysis stays on this thread in bounded slices, giving the loop back between them.
   const label = documentLabel(title, filename);
   const tokens: string[] = [];
-  let sliceChars = 0;
+  const tick = timeSlicer();
   for (const c of chunked.chunks) {
     tokens.push(lexicalTokens(c, label, lang.code));
-    sliceChars += c.content.length;
-    if (sliceChars >= SLICE_CHARS) {
-      sliceChars = 0;
-      await yieldToEventLoop();
-    }
+    await tick();
   }
   // Typed attribute values (resolved and hashed at accept time) go onto every chunk row (issue 4).
   const rows = chunkRows({

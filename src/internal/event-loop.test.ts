@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventLoopLag, stopEventLoopMonitor, yieldToEventLoop } from './event-loop.ts';
+import { eventLoopLag, stopEventLoopMonitor, timeSlicer, yieldToEventLoop } from './event-loop.ts';
 
 function busy(ms: number): void {
   const end = performance.now() + ms;
@@ -30,4 +30,18 @@ test('yieldToEventLoop lets a pending timer run before the loop continues', asyn
   await yieldToEventLoop();
   await yieldToEventLoop();
   assert.ok(fired);
+});
+
+test('timeSlicer yields only once its budget is spent', async () => {
+  let fired = 0;
+  const timer = setInterval(() => { fired++; }, 1);
+  const tick = timeSlicer(20);
+  busy(5);
+  await tick(); // 5 ms of work: no yield
+  const before = fired;
+  busy(25);
+  await tick(); // past the budget: timers get their turn
+  clearInterval(timer);
+  assert.equal(before, 0);
+  assert.ok(fired > 0);
 });

@@ -77,3 +77,18 @@ export function eventLoopLag(opts: { reset?: boolean } = {}): EventLoopLag {
 export function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
+
+/**
+ * A cooperative time slice for a long loop on the main thread: `await tick()` after each unit of work
+ * yields (yieldToEventLoop) once `budgetMs` have passed since the last yield, and is a no-op otherwise.
+ * @param budgetMs longest stretch of work between two yields, ms (default 10: a tenth of the 100 ms
+ *   /healthz budget, DESIGN.md)
+ */
+export function timeSlicer(budgetMs = 10): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < budgetMs) return;
+    await yieldToEventLoop();
+    since = performance.now();
+  };
+}
