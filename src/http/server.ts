@@ -18,7 +18,7 @@ import { registerMcpRoute } from './routes/mcp.ts';
 import { registerMetricsRoute } from './routes/metrics.ts';
 import { registerProjectRoutes } from './routes/projects/index.ts';
 import { registerDocsearchRoutes } from './routes/docsearch/index.ts';
-import { registerJobRoutes } from './routes/jobs/index.ts';
+import { jobProject, registerJobRoutes } from './routes/jobs/index.ts';
 import { registerConsoleRoutes } from './routes/console.ts';
 
 export type App = FastifyInstance;
@@ -77,18 +77,20 @@ export async function buildHttpServer(services: Services, opts: { logger?: boole
   await registerMcpRoute(app, services);
   await registerMetricsRoute(app, services);
   await registerConsoleRoutes(app);
+  // A job id names its project, so account-level callers may omit X-Project-ID there (docs/compat.md).
+  const jobScope = { requireDocsearch: false, impliedProject: jobProject(services) };
   await app.register(async (v3) => {
     await registerOpenApiRoute(v3);
     await registerProjectRoutes(v3, services);
     await v3.register(projectScope(services.auth, { requireDocsearch: true }, async (scoped) => {
       await registerDocsearchRoutes(scoped, services);
     }));
-    await v3.register(projectScope(services.auth, { requireDocsearch: false }, async (scoped) => {
+    await v3.register(projectScope(services.auth, jobScope, async (scoped) => {
       await registerJobRoutes(scoped, services);
     }));
   }, { prefix: '/v3' });
   // Clients of the modelled product address the status API at the root too (DESIGN.md §5).
-  await app.register(projectScope(services.auth, { requireDocsearch: false }, async (scoped) => {
+  await app.register(projectScope(services.auth, jobScope, async (scoped) => {
     await registerJobRoutes(scoped, services);
   }));
   return app;

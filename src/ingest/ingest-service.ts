@@ -122,9 +122,11 @@ export class IngestService {
       attributes,
     };
     try {
+      // The document of a single-file ingest takes its job's id (docs/compat.md): clients of the modelled
+      // API pass the job id as doc_filter. Job ids are fresh UUIDs, so no other document can hold it.
       const newJob = {
         id: jobId, projectId: ctx.projectId, kind: INGEST_JOB_KIND, filename: v.filename, size,
-        baseUrl: v.baseUrl ?? null, docId: crypto.randomUUID(), payload: payload as unknown as Record<string, unknown>,
+        baseUrl: v.baseUrl ?? null, docId: jobId, payload: payload as unknown as Record<string, unknown>,
       };
       if (idemKey) {
         const r = await this.deps.queue.enqueueIdempotent({ ...newJob, idempotencyKey: idemKey, requestFingerprint: fingerprint });

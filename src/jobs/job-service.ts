@@ -38,6 +38,19 @@ export class JobService {
     return job;
   }
 
+  /**
+   * The project of a public job that account `accountId` owns: a job id is unique across projects, so an
+   * account-level caller may leave out X-Project-ID on the job endpoints (docs/compat.md).
+   * @throws AppError job_not_found (404) for an unknown or internal job, or one of another account
+   */
+  async projectOf(accountId: string, jobId: string): Promise<string> {
+    const owner = await this.deps.queue.ownerOf(jobId);
+    if (!owner || owner.account_id !== accountId || isInternalKind(owner.kind)) {
+      throw new AppError('job_not_found', `No job "${jobId}" in this account.`, { job_id: jobId });
+    }
+    return owner.project_id;
+  }
+
   async status(projectId: string, jobId: string): Promise<JobStatusView> {
     return toJobStatusView(await this.row(projectId, jobId));
   }

@@ -41,8 +41,29 @@ export function toJobStatusView(job: JobRow): JobStatusView {
   return view;
 }
 
-/** The SSE event data (DESIGN.md §5: job_id, status, is_terminal, error?) plus code and doc_id. */
-export function toStreamEvent(job: JobRow): Pick<JobStatusView, 'job_id' | 'status' | 'code' | 'is_terminal' | 'error' | 'doc_id'> {
+/** One `data:` payload of the status stream. */
+export interface JobStreamEvent {
+  job_id: string;
+  status: JobRow['status'];
+  code: number;
+  is_terminal: boolean;
+  /** Failed: the human-readable message (a string, as status-stream clients of the modelled API read it). */
+  error?: string;
+  /** Failed: the stable error code that the JSON status view carries as `error.code`. */
+  error_code?: string;
+  doc_id?: string;
+}
+
+/**
+ * The SSE event data (DESIGN.md §5: job_id, status, is_terminal, error?) plus code, error_code and doc_id.
+ * Unlike the JSON status view, `error` is the message string and the code travels in `error_code`
+ * (issue 12 §6a, docs/compat.md): stream clients of the modelled API print `error` as a string.
+ */
+export function toStreamEvent(job: JobRow): JobStreamEvent {
   const v = toJobStatusView(job);
-  return { job_id: v.job_id, status: v.status, code: v.code, is_terminal: v.is_terminal, ...(v.error ? { error: v.error } : {}), ...(v.doc_id ? { doc_id: v.doc_id } : {}) };
+  return {
+    job_id: v.job_id, status: v.status, code: v.code, is_terminal: v.is_terminal,
+    ...(v.error ? { error: v.error.message || v.error.code, error_code: v.error.code } : {}),
+    ...(v.doc_id ? { doc_id: v.doc_id } : {}),
+  };
 }

@@ -115,6 +115,12 @@ export class JobQueue {
     return this.cp.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
+  /** The project of job `id`, that project's account and the job's kind; undefined for an unknown id. */
+  async ownerOf(id: string): Promise<{ project_id: string; account_id: string; kind: string } | undefined> {
+    return this.cp.db.selectFrom('jobs').innerJoin('projects', 'projects.id', 'jobs.project_id')
+      .select(['jobs.project_id', 'projects.account_id', 'jobs.kind']).where('jobs.id', '=', id).executeTakeFirst();
+  }
+
   /**
    * Atomically claim the next runnable job (pending and due, or processing with an expired lease and
    * attempts left). Fairness: among projects with runnable jobs, the one with the fewest jobs currently

@@ -1,10 +1,12 @@
 // GET /status/v1/jobs/{job_id} — the job's status changes as Server-Sent Events (DESIGN.md §5):
-// `event: job_status`, `id: <status_version>`, `data: {"job_id","status","code","is_terminal","error"?,"doc_id"?}`,
-// comment heartbeats, and the stream ends after the terminal event. `Last-Event-ID` resumes: the
-// current state is sent only if it changed since that id (a reconnect after the terminal event gets 204,
-// which tells an EventSource to stop). Headers keep reverse proxies from buffering (X-Accel-Buffering,
-// Cache-Control: no-transform). At most `streamsPerProject` streams per project are open at once (per
-// process, issue 13): one more is refused with 429 rate_limited before it starts.
+// `event: job_status`, `id: <status_version>`,
+// `data: {"job_id","status","code","is_terminal","error"?,"error_code"?,"doc_id"?}` (`error` is the
+// message string here and its code is `error_code`: docs/compat.md), comment heartbeats, and the
+// stream ends after the terminal event. `Last-Event-ID` resumes: the current state is sent only if it
+// changed since that id (a reconnect after the terminal event gets 204, which tells an EventSource to
+// stop). Headers keep reverse proxies from buffering (X-Accel-Buffering, Cache-Control: no-transform).
+// At most `streamsPerProject` streams per project are open at once (per process, issue 13): one more is
+// refused with 429 rate_limited before it starts.
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../../services.ts';
 import { ErrorBodySchema } from '../../schemas/common.ts';
