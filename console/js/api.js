@@ -159,9 +159,14 @@ export async function watchJob(jobId, onStatus, signal) {
   }
 }
 
-/** The error of a failed job as {code, message}, whether the service sends an object or a string. */
-export function jobError(error) {
+/**
+ * The error of a failed job as {code, message}: the JSON status sends an object, the status stream a
+ * message string with the code in `error_code` (docs/compat.md).
+ * @param {unknown} error
+ * @param {string} [errorCode] the stream event's `error_code`
+ */
+export function jobError(error, errorCode) {
   if (!error) return null;
-  if (typeof error === 'string') return { code: 'job_failed', message: error };
+  if (typeof error === 'string') return { code: errorCode ?? 'job_failed', message: error };
   return { code: error.code ?? 'job_failed', message: error.message ?? JSON.stringify(error) };
 }

@@ -40,7 +40,7 @@ async function ingestOne(file, row) {
   row.set(job.status?.status ?? 'pending', '');
   // Followed in the background: the next file uploads while this one is parsed and indexed.
   watchJob(job.job_id, (ev) => {
-    const error = jobError(ev.error);
+    const error = jobError(ev.error, ev.error_code);
     row.set(ev.status, error ? errorBox(error) : ev.doc_id ? h('span', {}, 'doc ', h('code', {}, ev.doc_id)) : '');
   }).catch((err) => row.set('unknown', errorBox(err)));
 }
