@@ -544,6 +544,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     listAttributes: {
@@ -2379,6 +2388,23 @@ export interface operations {
             };
             /** @description Every error response has this shape. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                        message: string;
+                        status: number;
+                    };
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
