@@ -70,6 +70,13 @@ test('add / count / list / getChunks roundtrip', async () => {
   assert.equal('vector' in got[0] || 'tokens' in got[0], false);
 });
 
+test('getChunkRanges reads several documents\' ranges in one call', async () => {
+  const got = await index.getChunkRanges('ns_main', [{ docId: docs[3].id, from: 1, to: 2 }, { docId: docs[7].id, from: 0, to: 0 }, { docId: docs[8].id, from: 2, to: 1 }]);
+  assert.deepEqual(got.map((c) => c.id).sort(), [`${docs[3].id}:1`, `${docs[3].id}:2`, `${docs[7].id}:0`].sort());
+  assert.deepEqual(await index.getChunkRanges('ns_main', []), []);
+  assert.deepEqual(await index.getChunkRanges('ns_missing', [{ docId: docs[3].id, from: 0, to: 5 }]), []);
+});
+
 test('vector search returns cosine similarity, best first', async () => {
   const hits = await index.vectorSearch('ns_main', vec(`${docs[5].id}:2`), 5);
   assert.equal(hits.length, 5);

@@ -198,6 +198,19 @@ export class LanceNamespaceIndex implements NamespaceIndex {
     );
   }
 
+  async getChunkRanges(namespace: string, ranges: Array<{ docId: string; from: number; to: number }>): Promise<StoredChunk[]> {
+    this.check(namespace);
+    const parts: string[] = [];
+    for (const r of ranges) {
+      if (!Number.isInteger(r.from) || !Number.isInteger(r.to)) throw new AppError('internal_error', `chunk range must be integers, got ${r.from}..${r.to}`);
+      if (r.to >= r.from) parts.push(`(doc_id = ${sqlString(r.docId)} AND chunk_index >= ${r.from} AND chunk_index <= ${r.to})`);
+    }
+    if (parts.length === 0) return [];
+    return this.tables.read(namespace, [], async (state) =>
+      arrowToChunks(await state.table.query().where(parts.join(' OR ')).select([...STORED_COLUMNS]).toArrow()).map((r) => r.chunk),
+    );
+  }
+
   async listDocIds(namespace: string): Promise<string[]> {
     this.check(namespace);
     return this.tables.read(namespace, [], async (state) => {

@@ -125,6 +125,11 @@ export interface NamespaceIndex {
   bm25Search(namespace: string, queryTokens: string[], limit: number, filter?: ChunkFilter, boosts?: ReadonlyMap<string, number>): Promise<IndexHit[]>;
   /** All chunks of one document whose chunk_index is in [from, to] (inclusive), ordered by chunk_index. */
   getChunks(namespace: string, docId: string, from: number, to: number): Promise<StoredChunk[]>;
+  /**
+   * The chunks of several [from, to] ranges (inclusive, any documents) in ONE engine read, unordered
+   * (issue 15: one read instead of one per hit). Empty ranges are skipped.
+   */
+  getChunkRanges(namespace: string, ranges: Array<{ docId: string; from: number; to: number }>): Promise<StoredChunk[]>;
   /** Distinct doc_ids present in the namespace (for the reconciler). */
   listDocIds(namespace: string): Promise<string[]>;
   /** Number of chunks in the namespace (0 when it does not exist). */

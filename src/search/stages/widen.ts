@@ -4,7 +4,7 @@
 // into parts, the next slide or page), nearest first, alternately after and before.
 // Rule (docs/search.md "Widening"): hits are widened best first; a hit may grow by at most
 // `expand_tightness × target_tokens` tokens (0 = never widen), never into a chunk another admitted hit
-// owns, and never past `target_tokens` in total. One engine read per widened hit.
+// owns, and never past `target_tokens` in total. One engine read for all widened hits.
 import type { NamespaceIndex, StoredChunk } from '../../storage/namespace-index.ts';
 import { growAlternately } from './expand.ts';
 
@@ -47,7 +47,8 @@ export async function widenHits(index: NamespaceIndex, namespace: string, hits: 
     claimed.set(h.docId, own);
   }
   const ranges = hits.map((h) => ({ from: Math.min(...h.chunks.map((c) => c.chunk_index)), to: Math.max(...h.chunks.map((c) => c.chunk_index)) }));
-  const around = await Promise.all(hits.map((h, i) => index.getChunks(namespace, h.docId, Math.max(0, ranges[i].from - WIDEN_WINDOW), ranges[i].to + WIDEN_WINDOW)));
+  const read = await index.getChunkRanges(namespace, hits.map((h, i) => ({ docId: h.docId, from: Math.max(0, ranges[i].from - WIDEN_WINDOW), to: ranges[i].to + WIDEN_WINDOW })));
+  const around = hits.map((h, i) => read.filter((c) => c.doc_id === h.docId && c.chunk_index >= ranges[i].from - WIDEN_WINDOW && c.chunk_index <= ranges[i].to + WIDEN_WINDOW));
   let total = used;
   hits.forEach((h, i) => {
     const allowance = Math.min(target - total, tightness * target);
