@@ -13,7 +13,7 @@ import { loadBeir, readJsonl, repoRoot, type BeirDoc, type Qrels } from './beir.
 import { createBenchProject, type BenchApp } from './bench-app.ts';
 import { ingestCorpus } from './corpus.ts';
 import { rng } from './random.ts';
-import type { ProjectRef } from './answers-common.ts';
+import { normaliseText, type ProjectRef } from './answers-common.ts';
 
 /** One question of an evaluation case: text, and how to judge a hit / a context. */
 export interface EvalQuestion {
@@ -53,14 +53,14 @@ async function projectWith(app: BenchApp, name: string, docs: BeirDoc[]): Promis
 }
 
 /** XQuAD answers per question id (all gold answer strings). */
-function xquadAnswers(lang: string): Map<string, string[]> {
+export function xquadAnswers(lang: string): Map<string, string[]> {
   const raw = JSON.parse(fs.readFileSync(path.join(XQUAD_DIR, `xquad.${lang}.json`), 'utf8')) as { data: Array<{ paragraphs: Array<{ qas: Array<{ id: string; answers: Array<{ text: string }> }> }> }> };
   const out = new Map<string, string[]>();
   for (const a of raw.data) for (const p of a.paragraphs) for (const q of p.qas) out.set(q.id, q.answers.map((x) => x.text));
   return out;
 }
 
-const norm = (s: string) => s.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ');
+const norm = normaliseText;
 
 /**
  * XQuAD cases for one language: namespaces of `size` consecutive paragraphs (size 1: one paragraph each,
@@ -104,7 +104,7 @@ export async function xquadCases(app: BenchApp, lang: string, sizes: number[], l
 }
 
 /** Keep at most `limit` items, evenly spread (deterministic). */
-function thin<T>(xs: T[], limit: number): T[] {
+export function thin<T>(xs: T[], limit: number): T[] {
   if (xs.length <= limit) return xs;
   const step = xs.length / limit;
   return Array.from({ length: limit }, (_, i) => xs[Math.floor(i * step)]);

@@ -13,11 +13,9 @@ import { createBenchProject, type BenchApp } from './bench-app.ts';
 import { ingestCorpus } from './corpus.ts';
 import { loadBeir, type BeirDoc } from './beir.ts';
 import { rng } from './random.ts';
-import { xquadArticle } from './answers-sets.ts';
+import { thin, xquadAnswers, xquadArticle } from './answers-sets.ts';
+import { normaliseText } from './answers-common.ts';
 import { relevanceFeatures, regionInput, type RelevanceFeatures } from '../../src/search/stages/score.ts';
-import fs from 'node:fs';
-import path from 'node:path';
-import { repoRoot } from './beir.ts';
 
 /** One candidate hit with every feature, its label and the group it belongs to. */
 export interface TrainRow {
@@ -38,7 +36,7 @@ export function trainWrap(q: string, i: number): string {
   return t[i % t.length];
 }
 
-const norm = (s: string) => s.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ');
+const norm = normaliseText;
 
 interface Q { id: string; text: string; judge: (docId: string, content: string) => boolean }
 
@@ -59,11 +57,6 @@ async function collect(app: BenchApp, set: string, docs: BeirDoc[], qs: Q[], out
     }
   }
   await s.index.dropNamespace(p.namespace).catch(() => undefined);
-}
-
-function thin<T>(xs: T[], n: number): T[] {
-  if (xs.length <= n) return xs;
-  return Array.from({ length: n }, (_, i) => xs[Math.floor((i * xs.length) / n)]);
 }
 
 /** SciFact TRAIN candidates (see file header). */
@@ -88,18 +81,10 @@ export async function scifactTrainRows(app: BenchApp, out: TrainRow[], perSet: n
   }
 }
 
-/** XQuAD answers per question id. */
-function answersOf(lang: string): Map<string, string[]> {
-  const raw = JSON.parse(fs.readFileSync(path.resolve(repoRoot, `../shared/data/qa/xquad/xquad.${lang}.json`), 'utf8')) as { data: Array<{ paragraphs: Array<{ qas: Array<{ id: string; answers: Array<{ text: string }> }> }> }> };
-  const m = new Map<string, string[]>();
-  for (const a of raw.data) for (const p of a.paragraphs) for (const q of p.qas) m.set(q.id, q.answers.map((x) => norm(x.text)));
-  return m;
-}
-
 /** XQuAD TRAIN-half candidates for one language (see file header). */
 export async function xquadTrainRows(app: BenchApp, lang: string, out: TrainRow[], perSet: number): Promise<void> {
   const { corpus, queries, qrels } = loadBeir(`xquad-${lang}`);
-  const answers = answersOf(lang);
+  const answers = new Map([...xquadAnswers(lang)].map(([id, xs]) => [id, xs.map(norm)]));
   const docOf = (qid: string) => [...qrels.get(qid)!.keys()][0];
   const train = queries.filter((q) => xquadArticle(docOf(q._id)) % 2 === 0);
   const para = (q: typeof train[number]): Q => {
