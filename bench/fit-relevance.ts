@@ -78,8 +78,11 @@ async function main(): Promise<void> {
   const w = fitLogistic(X, y, 1, 100, weight);
   const prob = (x: number[]) => 1 / (1 + Math.exp(-(w[0] + x.reduce((s, xi, j) => s + xi * w[j + 1], 0))));
   const report: Array<Record<string, unknown>> = [];
-  for (const kind of [...queriesPerKind.keys()].sort()) {
-    const idx = rows.map((r, i) => (kindOf(r.set) === kind ? i : -1)).filter((i) => i >= 0);
+  // Reported per kind and per form (plain / wrapped in an instruction): the two forms should score alike.
+  const formOf = (r: TrainRow) => r.query.slice(r.query.lastIndexOf('|') + 1);
+  const groups = [...new Set(rows.map((r) => `${kindOf(r.set)} ${formOf(r)}`))].sort();
+  for (const kind of groups) {
+    const idx = rows.map((r, i) => (`${kindOf(r.set)} ${formOf(r)}` === kind ? i : -1)).filter((i) => i >= 0);
     let relPass = 0, rel = 0, irrPass = 0, irr = 0, top1 = 0, llSum = 0;
     const byQ = new Map<string, number[]>();
     for (const i of idx) {

@@ -37,3 +37,16 @@ test('a segment whose words no candidate holds together weighs less than the one
   assert.ok(seg[0] > flat[0], `the answering passage gains (${flat[0]} -> ${seg[0]})`);
   assert.ok(seg[1] < flat[1], 'a passage matching only instruction words loses');
 });
+
+test('an instruction word that sits beside a few need words is weighed down by word matchability; a one-segment query is not', () => {
+  // "knowledge" co-occurs with one need word ("insulin") in c, so segment matchability alone keeps part of its weight.
+  const pool = [fc('a', 'insulin resistance obesity'), fc('b', 'knowledge base'), fc('c', 'knowledge insulin')];
+  const groups = [['knowledge'], ['base'], ['insulin'], ['resistance'], ['obesity']];
+  const seg = withCoverage(pool, groups, [], [[0, 1], [2, 3, 4]]);
+  const one = withCoverage(pool, groups, [], [[0, 1, 2, 3, 4]]);
+  const flat = withCoverage(pool, groups);
+  assert.deepEqual(one.fused.map((f) => f.coverage), flat.fused.map((f) => f.coverage), 'one segment: weighted as without segments');
+  assert.ok(seg.fused[0].coverage! > 0.9, `the answering passage holds nearly all the need (${seg.fused[0].coverage})`);
+  assert.ok(seg.matchable < 3.3, `the matchable length is about the need's 3 words (${seg.matchable})`);
+  assert.equal(flat.matchable, 5);
+});

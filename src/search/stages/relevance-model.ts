@@ -34,7 +34,7 @@ export interface RelevanceModel {
 }
 
 export const RELEVANCE_MODEL: RelevanceModel = {
-  intercept: -9.8153,
-  weights: { cov: 6.7836, bm25_pm: 4.2877, cos: -0.2356, dense_off: 1.2992, rrf: 1.0565, anchor_cos: 1.1995, bm25_rr: 1.9527, ann_rr: 0.3046 },
+  intercept: -9.8298,
+  weights: { cov: 6.8327, bm25_pm: 4.2577, cos: -0.2744, dense_off: 1.3305, rrf: 1.0506, anchor_cos: 1.1696, bm25_rr: 1.9202, ann_rr: 0.3303 },
   source: 'logistic regression on training splits (scifact n=5183, scifact n=rel+10, scifact n=rel+100, xquad long, xquad n=1, xquad n=10, xquad n=240; 410200 candidates of 5345 queries, 5498 relevant), builtin embedder + LanceDB BM25, bench/fit-relevance.ts, 2026-11-24',
 };
