@@ -7,7 +7,7 @@ import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './internal/config.ts';
 import { openControlPlane } from './storage/db.ts';
-import { LocalBlobStore } from './storage/blob-store.ts';
+import { checkStorage, indexLocationOptions, openBlobStore } from './storage/open-storage.ts';
 import { openLanceIndex } from './storage/lance-index.ts';
 import { NetGuard } from './internal/net-guard.ts';
 import { createEmbedder } from './models/create-embedder.ts';
@@ -68,8 +68,10 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   await initAnalysis();
   startEventLoopMonitor(); // lag reported by /readyz (issue 13)
   const cp = await openControlPlane({ databaseUrl: cfg.databaseUrl, dataDir: cfg.dataDir, onIdleError: (err) => logger.warn({ err }, 'idle control-plane connection failed') });
-  const index = await openLanceIndex({ uri: path.join(cfg.dataDir, 'lance') });
-  const blobs = new LocalBlobStore(path.join(cfg.dataDir, 'blobs'));
+  const index = await openLanceIndex(indexLocationOptions(cfg));
+  const blobs = openBlobStore(cfg);
+  await checkStorage(blobs, index, cfg).catch(async (err) => { await Promise.allSettled([index.close(), blobs.close(), cp.close()]); throw err; });
+  logger.info({ blobs: blobs.describe(), index: indexLocationOptions(cfg).uri }, 'storage ready');
   const net = new NetGuard(cfg.allowedPrivateHosts);
   const embedder = await createEmbedder(cfg, net);
   const reranker = await createReranker(cfg, net);
@@ -145,6 +147,7 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
       await parser.close();
       await maintainer.close();
       await index.close();
+      await blobs.close();
       await reranker?.reranker.close?.();
       await net.close();
       await cp.close();

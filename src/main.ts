@@ -33,6 +33,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
+  // Start-up checks (e.g. an unreachable bucket) throw "config: …" errors: the message says it all.
+  if (err instanceof Error && err.message.startsWith('config:')) {
+    console.error(err.message);
+    process.exit(2);
+  }
   console.error(err);
   process.exit(1);
 });

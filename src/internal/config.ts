@@ -2,6 +2,7 @@
 // passed into everything that needs it. Nothing reads process.env at import time.
 import path from 'node:path';
 import { parseOnnxEmbedderConfig, parseRerankerConfig, type RerankerConfig } from '../models/model-config.ts';
+import { parseStorageConfig, type StorageConfig } from './storage-config.ts';
 
 export type Role = 'api' | 'worker' | 'all';
 
@@ -55,6 +56,8 @@ export interface Config {
   smtp?: { url: string; from: string };
   /** Admission control (issue 13; docs/admission.md). Optional so hand-built configs stay valid (= defaults). */
   admission?: AdmissionConfig;
+  /** Blob store and index locations (issue 14; docs/deployment.md). Optional: absent = local dirs under dataDir. */
+  storage?: StorageConfig;
   /** Bulk bucket ingestion (issue 6; docs/buckets.md). Optional so hand-built configs stay valid. */
   buckets?: {
     /** Files per task; beyond it a task ends done_with_errors (spec: target ceiling 100,000). */
@@ -113,7 +116,8 @@ function smtpUrl(raw: string): string {
 
 /**
  * Parse and validate the configuration.
- * @param env environment map (normally process.env); only keys starting DOCSEARCH_, PORT, HOST, LOG_LEVEL are read.
+ * @param env environment map (normally process.env); only keys starting DOCSEARCH_, PORT, HOST, LOG_LEVEL
+ *   (and AWS_REGION as the S3 region's fallback) are read.
  * @throws Error whose message names the bad key; main() prints it and exits non-zero.
  */
 export function loadConfig(env: Record<string, string | undefined>): Config {
@@ -192,6 +196,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       loginBackoffBaseMs: int(env, 'DOCSEARCH_LOGIN_BACKOFF_BASE_MS', DEFAULT_ADMISSION.loginBackoffBaseMs, 1, 3600_000),
       loginBackoffMaxMs: int(env, 'DOCSEARCH_LOGIN_BACKOFF_MAX_MS', DEFAULT_ADMISSION.loginBackoffMaxMs, 1, 24 * 3600_000),
     },
+    storage: parseStorageConfig(env, dataDir),
     smtp: env.DOCSEARCH_SMTP_URL ? { url: smtpUrl(env.DOCSEARCH_SMTP_URL), from: env.DOCSEARCH_SMTP_FROM || 'docsearch@localhost' } : undefined,
     buckets: {
       fileCap: int(env, 'DOCSEARCH_BUCKET_FILE_CAP', 100_000, 1, 100_000),

@@ -28,6 +28,8 @@ export interface LanceIndexOptions {
   uri: string;
   /** Object-store settings passed to lancedb.connect (endpoint, region, keys); AWS_* env vars also work. */
   storageOptions?: Record<string, string>;
+  /** LanceDB Cloud/Enterprise (`db://` uri): API key, region, and the Enterprise host. */
+  remote?: { apiKey: string; region?: string; hostOverride?: string };
   /** How stale reads may be w.r.t. other processes' writes, in seconds. Default 0 (check every read). */
   readConsistencySeconds?: number;
   /** Row count from which optimize() builds the IVF_HNSW_SQ index. Default 50 000 (DESIGN.md §2). */
@@ -59,6 +61,7 @@ export async function openLanceIndex(opts: LanceIndexOptions): Promise<LanceName
   const db = await lancedb.connect(opts.uri, {
     storageOptions: opts.storageOptions,
     readConsistencyInterval: opts.readConsistencySeconds ?? 0,
+    ...opts.remote,
   });
   return new LanceNamespaceIndex(lancedb, db, opts);
 }
@@ -277,6 +280,11 @@ export class LanceNamespaceIndex implements NamespaceIndex {
   async getSignature(namespace: string): Promise<EmbeddingSignature | null> {
     this.check(namespace);
     return (await this.tables.get(namespace))?.signature ?? null;
+  }
+
+  async probe(): Promise<void> {
+    if (this.closed) throw new AppError('internal_error', 'the LanceDB namespace index is closed');
+    await this.db.tableNames({ limit: 1 }); // one listing of the database root: reachable, credentials valid
   }
 
   async close(): Promise<void> {

@@ -138,5 +138,7 @@ export interface NamespaceIndex {
   dropNamespace(namespace: string): Promise<void>;
   /** Background maintenance: fold unindexed rows into the FTS/ANN indexes, compact, clean old versions. */
   optimize(namespace: string): Promise<void>;
+  /** Readiness (/readyz): the engine's storage answers a listing. @throws the engine's error otherwise */
+  probe(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,18 +1,25 @@
-// Liveness and readiness probes: /healthz answers while the process runs; /readyz checks that the
-// control plane answers a query and reports the event-loop lag since the previous /readyz (issue 13).
-import { sql } from 'kysely';
+// Liveness and readiness probes: /healthz answers while the process runs; /readyz probes each dependency
+// of this process's role — control plane, blob store, index (issue 14; src/internal/readiness.ts) — and
+// reports the event-loop lag since the previous /readyz (issue 13). Not ready is 503 backend_unavailable
+// with the per-dependency checks in `details`.
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.ts';
 import { eventLoopLag } from '../../internal/event-loop.ts';
+import { checkReadiness } from '../../internal/readiness.ts';
+import { indexLocationOptions } from '../../storage/open-storage.ts';
 
 export async function registerHealthRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const indexLocation = indexLocationOptions(services.config).uri;
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
-    try {
-      await sql`select 1`.execute(services.cp.db);
-      return { status: 'ready', event_loop_lag: eventLoopLag({ reset: true }) };
-    } catch {
-      return reply.status(503).header('Retry-After', '5').send({ code: 'backend_unavailable', message: 'Control plane unreachable.', status: 503 });
-    }
+    const { cp, blobs, index, config } = services;
+    const report = await checkReadiness({ role: config.role, cp, blobs, index, indexLocation });
+    const event_loop_lag = eventLoopLag({ reset: true });
+    if (report.ready) return { status: 'ready', role: report.role, checks: report.checks, event_loop_lag };
+    const failed = Object.entries(report.checks).filter(([, c]) => c.status === 'failed');
+    const message = `Not ready: ${failed.map(([name, c]) => `${name} unreachable (${c.error})`).join('; ')}.`;
+    return reply.status(503).header('Retry-After', '5').send({
+      code: 'backend_unavailable', message, status: 503, details: { role: report.role, checks: report.checks },
+    });
   });
 }
