@@ -7,8 +7,7 @@ import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './internal/config.ts';
 import { openControlPlane } from './storage/db.ts';
-import { checkStorage, indexLocationOptions, openBlobStore } from './storage/open-storage.ts';
-import { openLanceIndex } from './storage/lance-index.ts';
+import { checkStorage, indexLocationOptions, openBlobStore, openIndex } from './storage/open-storage.ts';
 import { NetGuard } from './internal/net-guard.ts';
 import { createEmbedder } from './models/create-embedder.ts';
 import { createReranker } from './models/create-reranker.ts';
@@ -68,7 +67,7 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   await initAnalysis();
   startEventLoopMonitor(); // lag reported by /readyz (issue 13)
   const cp = await openControlPlane({ databaseUrl: cfg.databaseUrl, dataDir: cfg.dataDir, onIdleError: (err) => logger.warn({ err }, 'idle control-plane connection failed') });
-  const index = await openLanceIndex(indexLocationOptions(cfg));
+  const index = await openIndex(cfg).catch(async (err) => { await cp.close(); throw err; });
   const blobs = openBlobStore(cfg);
   await checkStorage(blobs, index, cfg).catch(async (err) => { await Promise.allSettled([index.close(), blobs.close(), cp.close()]); throw err; });
   logger.info({ blobs: blobs.describe(), index: indexLocationOptions(cfg).uri }, 'storage ready');

@@ -43,9 +43,12 @@ export interface ReadinessReport {
 /** `err`'s message, with the S3 error code first when there is one (e.g. "NoSuchBucket: …"). */
 export function describeStorageError(err: unknown): string {
   const e = err as { name?: string; message?: string; Code?: string; $metadata?: { httpStatusCode?: number } };
-  const status = e?.$metadata?.httpStatusCode;
-  const msg = String(e?.message ?? err).split('\n')[0].slice(0, 300);
-  const code = e?.Code ?? (e?.name && e.name !== 'Error' ? e.name : undefined);
+  const raw = String(e?.message ?? err);
+  // LanceDB (Rust object_store) errors embed the S3 answer: "status: 404, body: Some(\"<Error><Code>NoSuchBucket…".
+  const s3Code = /<Code>(\w+)<\/Code>/.exec(raw)?.[1];
+  const status = e?.$metadata?.httpStatusCode ?? Number(/status: (\d{3})\b/.exec(raw)?.[1] ?? 0);
+  const code = e?.Code ?? s3Code ?? (e?.name && e.name !== 'Error' ? e.name : undefined);
+  const msg = s3Code ? '' : raw.split('\n')[0].slice(0, 300);
   return [code, status ? `HTTP ${status}` : undefined, msg && msg !== code ? msg : undefined].filter(Boolean).join(': ');
 }
 

@@ -5,7 +5,7 @@ import type { Config } from '../internal/config.ts';
 import { lanceS3StorageOptions, parseStorageConfig, type StorageConfig } from '../internal/storage-config.ts';
 import { LocalBlobStore, type BlobStore } from './blob-store.ts';
 import { S3BlobStore, createS3Client } from './s3-blob-store.ts';
-import type { LanceIndexOptions } from './lance-index.ts';
+import { openLanceIndex, type LanceIndexOptions, type LanceNamespaceIndex } from './lance-index.ts';
 import type { NamespaceIndex } from './namespace-index.ts';
 import { describeStorageError } from '../internal/readiness.ts';
 
@@ -30,6 +30,20 @@ export function indexLocationOptions(cfg: Config): Pick<LanceIndexOptions, 'uri'
     // gs://: credentials from GOOGLE_SERVICE_ACCOUNT / GOOGLE_APPLICATION_CREDENTIALS (Lance's object store).
     case 'gs': return { uri: index.uri };
     case 'db': return { uri: index.uri, remote: { apiKey: index.apiKey, region: index.region, hostOverride: index.hostOverride } };
+  }
+}
+
+/**
+ * Open the LanceDB index at DOCSEARCH_INDEX_URI (connecting to an object store already lists it).
+ * @param extra further LanceIndexOptions (consistency interval, thresholds)
+ * @throws Error naming DOCSEARCH_INDEX_URI when the location cannot be reached
+ */
+export async function openIndex(cfg: Config, extra: Omit<LanceIndexOptions, 'uri' | 'storageOptions' | 'remote'> = {}): Promise<LanceNamespaceIndex> {
+  const where = indexLocationOptions(cfg);
+  try {
+    return await openLanceIndex({ ...extra, ...where });
+  } catch (err) {
+    throw new Error(`config: the index at ${where.uri} (DOCSEARCH_INDEX_URI) is not reachable: ${describeStorageError(err)}`, { cause: err });
   }
 }
 
