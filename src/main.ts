@@ -2,6 +2,7 @@
 // SIGINT/SIGTERM (in-flight requests finish, running jobs are released for the next start).
 import { loadConfig } from './internal/config.ts';
 import { createApp } from './app.ts';
+import { buildProbeServer } from './http/probe-server.ts';
 
 async function main(): Promise<void> {
   let config;
@@ -16,6 +17,9 @@ async function main(): Promise<void> {
   if (config.role !== 'worker') {
     await app.http.listen({ port: config.port, host: config.host });
   }
+  // Issue 14: a worker answers probes (and /metrics) on DOCSEARCH_PROBE_PORT when one is set.
+  const probes = config.role === 'worker' && config.probePort !== undefined ? await buildProbeServer(app.services) : undefined;
+  await probes?.listen({ port: config.probePort, host: config.host });
   if (config.role !== 'api') app.startWorkers();
   log.info({ port: config.port, role: config.role, dataDir: config.dataDir, controlPlane: app.services.cp.dialect }, 'docsearch started');
   let stopping = false;
@@ -25,6 +29,7 @@ async function main(): Promise<void> {
     log.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 30_000);
     force.unref();
+    await probes?.close();
     await app.close();
     process.exit(0);
   };

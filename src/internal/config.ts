@@ -20,6 +20,8 @@ export interface Config {
   /** Secret for session JWTs and for deriving per-project keys (HMAC). */
   serverSecret: string;
   role: Role;
+  /** Role worker only: port of a probe-only HTTP listener (/healthz, /readyz, /metrics); unset = none. */
+  probePort?: number;
   /** Hosts or CIDRs that outbound requests may reach even though they are private. */
   allowedPrivateHosts: string[];
   /** Max ingest body in bytes (spec Limits: 50 MB). */
@@ -158,6 +160,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     // An empty secret means "generate one and persist it in the data dir" (see app.ts).
     serverSecret,
     role,
+    probePort: env.DOCSEARCH_PROBE_PORT ? int(env, 'DOCSEARCH_PROBE_PORT', 0, 0, 65535) : undefined,
     allowedPrivateHosts,
     maxUploadBytes: int(env, 'DOCSEARCH_MAX_UPLOAD_BYTES', 50 * 1024 * 1024, 1, 2 ** 40),
     maxRemoteBytes: int(env, 'DOCSEARCH_MAX_REMOTE_BYTES', 500 * 1024 * 1024, 1, 2 ** 40),
