@@ -56,6 +56,8 @@ describe('S3 blob store on an S3-protocol server', () => {
     assert.equal(await store.exists('projects/p/originals/a.txt'), false);
     await assert.rejects(store.get('projects/p/originals/a.txt'), (err: NodeJS.ErrnoException) => err.code === 'ENOENT');
     await assert.rejects(store.exists('../escape'), /invalid blob key/);
+    assert.equal(await store.put('projects/p/originals/empty', Readable.from([])), 0, 'an empty body is a 0-byte blob');
+    assert.equal((await store.get('projects/p/originals/empty')).length, 0);
     await store.deletePrefix('projects/p');
     assert.deepEqual(await allKeys(), []);
   });
