@@ -48,7 +48,7 @@ describe('service on PostgreSQL + S3 (blobs and index in one bucket)', () => {
     client = createS3Client({ endpoint: s3.endpoint, region: s3.region, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, forcePathStyle: true, allowHttp: true });
     server = await startTestServer({
       backend: 'postgres',
-      env: { ...s3Env(), DOCSEARCH_BLOB_URI: `s3://${BUCKET}/blobs`, DOCSEARCH_INDEX_URI: `s3://${BUCKET}/index`, DOCSEARCH_PARSE_MAX_MEMORY_MB: '700' },
+      env: { ...s3Env(), DOCSEARCH_BLOB_URI: `s3://${BUCKET}/blobs`, DOCSEARCH_INDEX_URI: `s3://${BUCKET}/index`, DOCSEARCH_PARSE_MAX_MEMORY_MB: '700', DOCSEARCH_MAX_UPLOAD_BYTES: String(7 * 1024 * 1024) },
     });
     ({ apiKey: key, projectId, namespace } = await createProject(server, { product: 'docsearch' }));
     for (const f of ['pdf/tracemonkey.pdf', 'pdf/picture_classification.pdf']) {
@@ -110,6 +110,27 @@ describe('service on PostgreSQL + S3 (blobs and index in one bucket)', () => {
     assert.deepEqual(await keys(`blobs/projects/${projectId}/assets/${id}/`), []);
     const s = await api(server.baseUrl, key, 'POST', '/v3/docsearch/search', { query: 'picture classification', format: 'json', min_relevance: 0 });
     assert.ok(!(s.body as { results: Array<{ doc_id: string }> }).results.some((r) => r.doc_id === id));
+  });
+
+  test('a streamed upload past DOCSEARCH_MAX_UPLOAD_BYTES (multipart by then) is refused and leaves no object', async () => {
+    const before = await keys(`blobs/projects/${projectId}/originals/`);
+    const chunk = Buffer.alloc(64 * 1024, 98);
+    let sent = 0;
+    const body = new ReadableStream({
+      pull(controller) {
+        if (sent >= 12 * 1024 * 1024) { controller.close(); return; }
+        sent += chunk.length;
+        controller.enqueue(chunk);
+      },
+    });
+    const requestsBefore = s3.requests.length;
+    const res = await fetch(server.baseUrl + '/v3/docsearch/ingest', {
+      method: 'POST', body, duplex: 'half',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="big.txt"' },
+    } as RequestInit).catch((err: Error) => err);
+    if (!(res instanceof Error)) assert.equal(res.status, 413); // the server may close the socket before the client finishes
+    assert.ok(s3.requests.slice(requestsBefore).some((r) => /partNumber=1\b/.test(r)), 'the first 5 MiB part had gone up');
+    assert.deepEqual(await keys(`blobs/projects/${projectId}/originals/`), before);
   });
 
   test('deleting the project purges its prefix of the bucket and drops its table', async () => {
