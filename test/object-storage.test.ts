@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { startTestServer, createProject, type TestServer } from './helpers/start-test-server.ts';
-import { api, dataPath, ingestFile, waitForJob } from './helpers/api.ts';
+import { api, dataPath, ingestFile, ingestStream, waitForJob } from './helpers/api.ts';
 import { startS3Server, type S3TestServer } from './helpers/s3-server.ts';
 import { createS3Client } from '../src/storage/s3-blob-store.ts';
 
@@ -114,20 +114,8 @@ describe('service on PostgreSQL + S3 (blobs and index in one bucket)', () => {
 
   test('a streamed upload past DOCSEARCH_MAX_UPLOAD_BYTES (multipart by then) is refused and leaves no object', async () => {
     const before = await keys(`blobs/projects/${projectId}/originals/`);
-    const chunk = Buffer.alloc(64 * 1024, 98);
-    let sent = 0;
-    const body = new ReadableStream({
-      pull(controller) {
-        if (sent >= 12 * 1024 * 1024) { controller.close(); return; }
-        sent += chunk.length;
-        controller.enqueue(chunk);
-      },
-    });
     const requestsBefore = s3.requests.length;
-    const res = await fetch(server.baseUrl + '/v3/docsearch/ingest', {
-      method: 'POST', body, duplex: 'half',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="big.txt"' },
-    } as RequestInit).catch((err: Error) => err);
+    const res = await ingestStream(server.baseUrl, key, 12 * 1024 * 1024);
     if (!(res instanceof Error)) assert.equal(res.status, 413); // the server may close the socket before the client finishes
     assert.ok(s3.requests.slice(requestsBefore).some((r) => /partNumber=1\b/.test(r)), 'the first 5 MiB part had gone up');
     assert.deepEqual(await keys(`blobs/projects/${projectId}/originals/`), before);

@@ -51,6 +51,26 @@ export async function ingestFile(baseUrl: string, key: string, file: string, hea
   return { status: res.status, body: parsed, headers: res.headers };
 }
 
+/**
+ * Ingest `totalBytes` of filler as a chunked stream (no Content-Length), e.g. to cross the upload limit.
+ * @returns the response, or the fetch error when the server closed the socket before the body was sent
+ */
+export async function ingestStream(baseUrl: string, key: string, totalBytes: number, filename = 'big.txt'): Promise<Response | Error> {
+  const chunk = Buffer.alloc(64 * 1024, 98);
+  let sent = 0;
+  const body = new ReadableStream({
+    pull(controller) {
+      if (sent >= totalBytes) { controller.close(); return; }
+      sent += chunk.length;
+      controller.enqueue(chunk);
+    },
+  });
+  return fetch(baseUrl + '/v3/docsearch/ingest', {
+    method: 'POST', body, duplex: 'half',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/octet-stream', 'content-disposition': `attachment; filename="${filename}"` },
+  } as RequestInit).catch((err: Error) => err);
+}
+
 export interface JobStatus {
   job_id: string;
   status: string;
