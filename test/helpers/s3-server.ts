@@ -119,6 +119,9 @@ export async function startS3Server(): Promise<S3TestServer> {
     setTimeout(() => reject(new Error('s3rver did not start in 20 s')), 20_000).unref();
   });
   child.stdout!.resume();
+  // A test process that crashes must not leave s3rver running (it would also hold the runner's stdout).
+  const killChild = () => { child.kill('SIGTERM'); };
+  process.once('exit', killChild);
   const keys = new Map([[accessKeyId, secretAccessKey]]);
   const requests: string[] = [];
   // Conditional creates of one key run one at a time (check, then write), like S3's atomic If-None-Match.
@@ -186,6 +189,7 @@ export async function startS3Server(): Promise<S3TestServer> {
       client.destroy();
       proxy.closeAllConnections();
       await new Promise<void>((r) => proxy.close(() => r()));
+      process.off('exit', killChild);
       child.kill('SIGTERM');
       fs.rmSync(dir, { recursive: true, force: true });
     },
