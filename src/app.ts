@@ -9,6 +9,9 @@ import type { Config } from './internal/config.ts';
 import { openControlPlane } from './storage/db.ts';
 import { LocalBlobStore } from './storage/blob-store.ts';
 import { openLanceIndex } from './storage/lance-index.ts';
+import { LeaseStore } from './storage/lease-store.ts';
+import { WriterLeases } from './storage/writer-lease.ts';
+import { leaseOwnerId } from './jobs/queue-support.ts';
 import { NetGuard } from './internal/net-guard.ts';
 import { createEmbedder } from './models/create-embedder.ts';
 import { createReranker } from './models/create-reranker.ts';
@@ -68,7 +71,16 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   await initAnalysis();
   startEventLoopMonitor(); // lag reported by /readyz (issue 13)
   const cp = await openControlPlane({ databaseUrl: cfg.databaseUrl, dataDir: cfg.dataDir, onIdleError: (err) => logger.warn({ err }, 'idle control-plane connection failed') });
-  const index = await openLanceIndex({ uri: path.join(cfg.dataDir, 'lance') });
+  // Issue 14: any number of nodes may share the index; one writer per namespace at a time (docs/scale-out.md).
+  const leaseStore = new LeaseStore(cp);
+  const leases = new WriterLeases(leaseStore, {
+    owner: leaseOwnerId(), ttlMs: cfg.scaleOut?.writerLeaseMs,
+    onError: (namespace, err) => logger.warn({ err, namespace }, 'index writer lease'),
+  });
+  const index = await openLanceIndex({
+    uri: path.join(cfg.dataDir, 'lance'),
+    coordination: { leases, versions: leaseStore, syncMs: cfg.scaleOut?.indexSyncMs },
+  });
   const blobs = new LocalBlobStore(path.join(cfg.dataDir, 'blobs'));
   const net = new NetGuard(cfg.allowedPrivateHosts);
   const embedder = await createEmbedder(cfg, net);
