@@ -25,6 +25,7 @@ import { JobQueue } from './jobs/queue.ts';
 import { Worker } from './jobs/worker.ts';
 import { ingestJobKind } from './jobs/ingest-job.ts';
 import { ParseRunner } from './ingest/isolation/parse-runner.ts';
+import { CommitGroups } from './ingest/commit-groups.ts';
 import { checkOcrSetup } from './ingest/parse/ocr-languages.ts';
 import { JobService } from './jobs/job-service.ts';
 import { cleanupJobKind, cleanupTerminalHook } from './jobs/cleanup-job.ts';
@@ -124,7 +125,7 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
     if (ocrWarning) logger.warn(ocrWarning);
   }
   const ingestKind = ingestJobKind({
-    cp, blobs, index, embedder, net, maxRemoteBytes: cfg.maxRemoteBytes, logger, parser,
+    cp, blobs, index, embedder, net, maxRemoteBytes: cfg.maxRemoteBytes, logger, parser, commits: new CommitGroups(index),
     onDocumentCommitted: (ns) => maintainer.touch(ns),
   });
   const worker = new Worker(queue, [ingestKind], { leaseMs: cfg.jobLeaseMs, pollMs: cfg.workerPollMs, concurrency: cfg.workerConcurrency, logger });
