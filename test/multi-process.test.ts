@@ -13,7 +13,8 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { createTestDatabase } from './helpers/postgres.ts';
-import { freePort, NodeProcess } from './helpers/node-process.ts';
+import { NodeProcess } from './helpers/node-process.ts';
+import { freePort } from './jobs-helpers.ts';
 import { saveModelCache, seedModelCache } from './helpers/server.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
