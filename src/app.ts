@@ -11,7 +11,7 @@ import { LocalBlobStore } from './storage/blob-store.ts';
 import { openLanceIndex } from './storage/lance-index.ts';
 import { LeaseStore } from './storage/lease-store.ts';
 import { WriterLeases } from './storage/writer-lease.ts';
-import { leaseOwnerId } from './jobs/queue-support.ts';
+import { leaseOwnerId, releasableOwners } from './jobs/queue-support.ts';
 import { NetGuard } from './internal/net-guard.ts';
 import { createEmbedder } from './models/create-embedder.ts';
 import { createReranker } from './models/create-reranker.ts';
@@ -76,6 +76,7 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   const leaseStore = new LeaseStore(cp);
   const leases = new WriterLeases(leaseStore, {
     owner: leaseOwnerId(), ttlMs: cfg.scaleOut?.writerLeaseMs,
+    isDead: cfg.scaleOut?.localTakeover === false ? undefined : (owner) => releasableOwners([owner]).length > 0,
     onError: (namespace, err) => logger.warn({ err, namespace }, 'index writer lease'),
   });
   const index = await openLanceIndex({

@@ -1,7 +1,7 @@
 // The per-namespace writer lease (issue 14) on both control-plane backends: exclusive, re-entrant within
 // a process, renewed while held, taken over after the TTL when the holder stopped renewing (died), a
 // stalled holder notices the take-over and re-acquires before its next commit, and a queued node gets
-// the lease before a holder that keeps re-acquiring it. Each "node" is a WriterLeases with its own owner.
+// the lease before a holder that keeps re-acquiring it; a holder known to be dead is taken over at once. Each "node" is a WriterLeases with its own owner.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -61,6 +61,13 @@ for (const backend of BACKENDS) {
       const takeover = Date.now() - t0;
       assert.ok(takeover >= 800 && takeover < 3000, `take-over after ${takeover} ms (TTL 1000 ms)`);
       assert.equal(await store.renew(ns, 'node-dead', dead!, 1000), false, 'the old holder cannot renew');
+
+      // A holder known to be dead (same host, PID gone) is taken over at once, long before its TTL.
+      await store.tryAcquire(ns, 'node-dead-here', 60_000);
+      const c = new WriterLeases(store, { owner: 'node-c', ttlMs: 60_000, pollMs: 20, isDead: (o) => o === 'node-dead-here' });
+      const tc = Date.now();
+      await c.hold(ns, async () => { assert.equal((await store.inspect(ns))?.holder, 'node-c'); });
+      assert.ok(Date.now() - tc < 2000, `dead holder taken over after ${Date.now() - tc} ms`);
 
       // A stalled holder whose lease was taken over re-acquires (waits) at its next ensureValid().
       await a.hold(ns, async () => {

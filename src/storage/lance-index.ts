@@ -242,7 +242,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
 
   async countChunks(namespace: string): Promise<number> {
     this.check(namespace);
-    return this.tables.read(namespace, 0, (state) => state.table.countRows());
+    return this.tables.count(namespace);
   }
 
   async dropNamespace(namespace: string): Promise<void> {

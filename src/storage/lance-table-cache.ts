@@ -91,6 +91,23 @@ export class TableCache {
   /** Record that this process committed and its handle now reflects commit counter `version`. */
   noteCommitted(namespace: string, version: number): void {
     this.seen.set(namespace, { version, checkedAt: Date.now() });
+    const state = this.tables.get(namespace);
+    if (state) state.count = undefined;
+  }
+
+  /**
+   * Row count of the namespace table, cached per table version when versions are tracked (every move
+   * of the handle, ours or after another node's commit, clears it); else counted on every call.
+   */
+  async count(namespace: string): Promise<number> {
+    return this.read(namespace, 0, async (state) => {
+      if (!this.versions) return state.table.countRows();
+      if (state.count !== undefined) return state.count;
+      const before = this.seen.get(namespace)?.version;
+      const n = await state.table.countRows();
+      if (this.seen.get(namespace)?.version === before) state.count = n; // no commit moved the handle meanwhile
+      return n;
+    });
   }
 
   private async sync(namespace: string, state: TableState, force: boolean): Promise<void> {
@@ -111,6 +128,7 @@ export class TableCache {
       if (version !== entry.version) {
         try {
           await state.table.checkoutLatest();
+          state.count = undefined;
           state.fts = await findFts(state.table);
         } catch (err) {
           if (!isNotFound(err)) throw err;

@@ -78,6 +78,18 @@ export class LeaseStore {
       .execute();
   }
 
+  /** End the lease of `holder` at acquisition `epoch` now (its process is known to be dead). */
+  async expire(namespace: string, holder: string, epoch: number): Promise<void> {
+    await this.cp.db.updateTable('namespace_leases').set({ expires_at: 0 })
+      .where('namespace', '=', namespace).where('holder', '=', holder).where('epoch', '=', epoch).execute();
+  }
+
+  /** Drop `owner` from the head of the queue (its process is known to be dead). */
+  async unwant(namespace: string, owner: string): Promise<void> {
+    await this.cp.db.updateTable('namespace_leases').set({ wanted_by: null, wanted_at: null })
+      .where('namespace', '=', namespace).where('wanted_by', '=', owner).execute();
+  }
+
   /** Count one commit to the namespace's table. @returns the new commit counter */
   async bumpVersion(namespace: string): Promise<number> {
     const row = await this.cp.db.updateTable('namespace_leases').set({ version: sql`version + 1` })
@@ -92,10 +104,10 @@ export class LeaseStore {
   }
 
   /** Holder, epoch and expiry of a namespace's lease (operations, tests); undefined when never leased. */
-  async inspect(namespace: string): Promise<{ holder: string | null; epoch: number; expiresInMs: number; version: number } | undefined> {
+  async inspect(namespace: string): Promise<{ holder: string | null; epoch: number; expiresInMs: number; version: number; wantedBy: string | null } | undefined> {
     const row = await this.cp.db.selectFrom('namespace_leases')
-      .select(['holder', 'epoch', 'version', sql<number>`expires_at - ${this.nowMs()}`.as('left')])
+      .select(['holder', 'epoch', 'version', 'wanted_by', sql<number>`expires_at - ${this.nowMs()}`.as('left')])
       .where('namespace', '=', namespace).executeTakeFirst();
-    return row ? { holder: row.holder, epoch: Number(row.epoch), expiresInMs: Number(row.left), version: Number(row.version) } : undefined;
+    return row ? { holder: row.holder, epoch: Number(row.epoch), expiresInMs: Number(row.left), version: Number(row.version), wantedBy: row.wanted_by } : undefined;
   }
 }

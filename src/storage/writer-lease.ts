@@ -16,6 +16,11 @@ export interface WriterLeaseOptions {
   pollMs?: number;
   /** How long a writer waits for the lease before giving up with a retryable 503, ms. Default 600 000. */
   waitMs?: number;
+  /**
+   * True when `owner` is certainly a dead process (same host, PID gone: jobs/queue-support
+   * releasableOwners); its lease is then taken over at once instead of after the TTL.
+   */
+  isDead?: (owner: string) => boolean;
   /** Receives renewal failures (logged by the caller). */
   onError?: (namespace: string, err: unknown) => void;
 }
@@ -112,8 +117,26 @@ export class WriterLeases {
           { namespace }, 5), { retryable: true });
       }
       await this.store.want(namespace, this.owner, this.ttlMs);
+      if (await this.expireIfDead(namespace)) continue;
       await sleep(this.pollMs * (0.5 + Math.random()));
     }
+  }
+
+  /** Expire the lease of a holder, or the queue place of a waiter, that is certainly dead. @returns true when one was */
+  private async expireIfDead(namespace: string): Promise<boolean> {
+    const isDead = this.opts.isDead;
+    if (!isDead) return false;
+    const now = await this.store.inspect(namespace);
+    let changed = false;
+    if (now?.wantedBy && now.wantedBy !== this.owner && isDead(now.wantedBy)) {
+      await this.store.unwant(namespace, now.wantedBy);
+      changed = true;
+    }
+    if (now?.holder && now.expiresInMs > 0 && isDead(now.holder)) {
+      await this.store.expire(namespace, now.holder, now.epoch);
+      changed = true;
+    }
+    return changed;
   }
 
   /** Extend the lease; marks it lost when another node took it. @returns true when still ours */

@@ -32,7 +32,7 @@ export class NodeProcess {
   }
 
   /** Spawn and wait until it serves (API: /readyz 200; worker: its "docsearch started" log line). @returns ms */
-  async start(timeoutMs = 120_000): Promise<number> {
+  async start(timeoutMs = 240_000): Promise<number> {
     const t0 = Date.now();
     const fd = fs.openSync(this.logFile, 'a');
     this.proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
