@@ -150,6 +150,7 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
     async close() {
       if (closed) return;
       closed = true;
+      leases.close(); // writes still waiting for another node's lease give up (their jobs are released)
       await http.close();
       await worker.stop();
       await internalWorker.stop();

@@ -44,6 +44,7 @@ export class WriterLeases {
   private readonly pollMs: number;
   private readonly waitMs: number;
   private readonly held = new Map<string, Holding>();
+  private closed = false;
 
   constructor(private readonly store: LeaseStore, private readonly opts: WriterLeaseOptions) {
     this.owner = opts.owner;
@@ -93,6 +94,11 @@ export class WriterLeases {
     await h.ready;
   }
 
+  /** Shutting down: callers still waiting for a lease give up (retryable); held leases end with their holds. */
+  close(): void {
+    this.closed = true;
+  }
+
   /** True while this process holds the lease of `namespace` (tests, diagnostics). */
   holds(namespace: string): boolean {
     const h = this.held.get(namespace);
@@ -111,10 +117,10 @@ export class WriterLeases {
         h.timer.unref();
         return;
       }
-      if (Date.now() > deadline) {
+      if (Date.now() > deadline || this.closed) {
+        const why = this.closed ? 'this node is shutting down' : `another node has held it for over ${Math.round(this.waitMs / 1000)} s`;
         throw Object.assign(new AppError('backend_unavailable',
-          `Another node has held the index writer lease of namespace ${namespace} for over ${Math.round(this.waitMs / 1000)} s; try again later.`,
-          { namespace }, 5), { retryable: true });
+          `The index writer lease of namespace ${namespace} could not be had (${why}); try again later.`, { namespace }, 5), { retryable: true });
       }
       await this.store.want(namespace, this.owner, this.ttlMs);
       if (await this.expireIfDead(namespace)) continue;
