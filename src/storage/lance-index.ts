@@ -13,8 +13,7 @@ import { KeyedCoalescer, KeyedMutex } from './lance-mutex.ts';
 import { assertNamespace, filterToWhere, sqlString } from './lance-sql.ts';
 import { attrColumnsOf, compileAttrExpr, ensureAttrColumns } from './lance-attributes.ts';
 import { isNotFound, TableCache } from './lance-table-cache.ts';
-import type { LeaseStore } from './lease-store.ts';
-import type { WriterLeases } from './writer-lease.ts';
+import { CommitGate, type Coordination } from './lance-commit-gate.ts';
 import type {
   ChunkFilter,
   ChunkRecord,
@@ -41,7 +40,7 @@ export interface LanceIndexOptions {
    * writer lease, each commit bumps the namespace's counter in the control plane, and readers move their
    * handles to the latest version when the counter changed (read at most every `syncMs`, default 100).
    */
-  coordination?: { leases: WriterLeases; versions: LeaseStore; syncMs?: number };
+  coordination?: Coordination;
   /** Row count from which optimize() builds the IVF_HNSW_SQ index. Default 50 000 (DESIGN.md §2). */
   annThreshold?: number;
   /** Rows per Arrow batch on write. Default 2 000: building a batch is synchronous (≈20 ms per 1 000 rows), so
@@ -77,7 +76,7 @@ export async function openLanceIndex(opts: LanceIndexOptions): Promise<LanceName
 
 export class LanceNamespaceIndex implements NamespaceIndex {
   private readonly tables: TableCache;
-  private readonly writes = new KeyedMutex();
+  private readonly gate: CommitGate;
   private readonly maintenance = new KeyedMutex();
   private readonly refresh = new KeyedCoalescer();
   private readonly auto: AutoOptimizer;
@@ -89,6 +88,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
     private readonly opts: LanceIndexOptions,
   ) {
     this.tables = new TableCache(db, opts.coordination?.versions, opts.coordination?.syncMs ?? 100);
+    this.gate = new CommitGate(this.tables, opts.coordination);
     const onError =
       opts.onMaintenanceError ??
       ((ns: string, err: unknown) => process.emitWarning(`background optimize of ${ns} failed: ${String(err)}`, 'LanceIndexWarning'));
@@ -317,28 +317,11 @@ export class LanceNamespaceIndex implements NamespaceIndex {
    */
   async withWriter<T>(namespace: string, fn: () => Promise<T>): Promise<T> {
     this.check(namespace);
-    const c = this.opts.coordination;
-    if (!c) return fn();
-    return c.leases.hold(namespace, async () => {
-      await this.tables.refresh(namespace); // another node may have committed before we got the lease
-      return fn();
-    });
+    return this.gate.withWriter(namespace, fn);
   }
 
-  /**
-   * One commit to the namespace table: in-process write lock (unless `serialise` is false), writer lease
-   * checked right before it, handle moved to the latest version first, commit counter bumped after it.
-   */
-  private async commit<T>(namespace: string, fn: () => Promise<T>, serialise = true): Promise<T> {
-    const c = this.opts.coordination;
-    const run = !c ? fn : () => c.leases.hold(namespace, async () => {
-      await c.leases.ensureValid(namespace);
-      await this.tables.refresh(namespace);
-      const result = await fn();
-      this.tables.noteCommitted(namespace, await c.versions.bumpVersion(namespace));
-      return result;
-    });
-    return serialise ? this.writes.run(namespace, run) : run();
+  private commit<T>(namespace: string, fn: () => Promise<T>, serialise = true): Promise<T> {
+    return this.gate.commit(namespace, fn, serialise);
   }
 
   /**
