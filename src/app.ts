@@ -8,6 +8,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './internal/config.ts';
 import { openControlPlane } from './storage/db.ts';
 import { checkStorage, indexLocationOptions, openBlobStore, openIndex } from './storage/open-storage.ts';
+import { LeaseStore } from './storage/lease-store.ts';
+import { WriterLeases } from './storage/writer-lease.ts';
+import { leaseOwnerId, releasableOwners } from './jobs/queue-support.ts';
 import { NetGuard } from './internal/net-guard.ts';
 import { createEmbedder } from './models/create-embedder.ts';
 import { createReranker } from './models/create-reranker.ts';
@@ -21,6 +24,7 @@ import { JobQueue } from './jobs/queue.ts';
 import { Worker } from './jobs/worker.ts';
 import { ingestJobKind } from './jobs/ingest-job.ts';
 import { ParseRunner } from './ingest/isolation/parse-runner.ts';
+import { CommitGroups } from './ingest/commit-groups.ts';
 import { checkOcrSetup } from './ingest/parse/ocr-languages.ts';
 import { JobService } from './jobs/job-service.ts';
 import { cleanupJobKind, cleanupTerminalHook } from './jobs/cleanup-job.ts';
@@ -67,7 +71,14 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   await initAnalysis();
   startEventLoopMonitor(); // lag reported by /readyz (issue 13)
   const cp = await openControlPlane({ databaseUrl: cfg.databaseUrl, dataDir: cfg.dataDir, onIdleError: (err) => logger.warn({ err }, 'idle control-plane connection failed') });
-  const index = await openIndex(cfg).catch(async (err) => { await cp.close(); throw err; });
+  // Issue 14: any number of nodes may share the index; one writer per namespace at a time (docs/scale-out.md).
+  const leaseStore = new LeaseStore(cp);
+  const leases = new WriterLeases(leaseStore, {
+    owner: leaseOwnerId(), ttlMs: cfg.scaleOut?.writerLeaseMs,
+    isDead: cfg.scaleOut?.localTakeover === false ? undefined : (owner) => releasableOwners([owner]).length > 0,
+    onError: (namespace, err) => logger.warn({ err, namespace }, 'index writer lease'),
+  });
+  const index = await openIndex(cfg, { coordination: { leases, versions: leaseStore, syncMs: cfg.scaleOut?.indexSyncMs } }).catch(async (err) => { await cp.close(); throw err; });
   const blobs = openBlobStore(cfg);
   await checkStorage(blobs, index, cfg).catch(async (err) => { await Promise.allSettled([index.close(), blobs.close(), cp.close()]); throw err; });
   logger.info({ blobs: blobs.describe(), index: indexLocationOptions(cfg).uri }, 'storage ready');
@@ -113,7 +124,7 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
     if (ocrWarning) logger.warn(ocrWarning);
   }
   const ingestKind = ingestJobKind({
-    cp, blobs, index, embedder, net, maxRemoteBytes: cfg.maxRemoteBytes, logger, parser,
+    cp, blobs, index, embedder, net, maxRemoteBytes: cfg.maxRemoteBytes, logger, parser, commits: new CommitGroups(index),
     onDocumentCommitted: (ns) => maintainer.touch(ns),
   });
   const worker = new Worker(queue, [ingestKind], { leaseMs: cfg.jobLeaseMs, pollMs: cfg.workerPollMs, concurrency: cfg.workerConcurrency, logger });
@@ -137,6 +148,7 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
     async close() {
       if (closed) return;
       closed = true;
+      leases.close(); // writes still waiting for another node's lease give up (their jobs are released)
       await http.close();
       await worker.stop();
       await internalWorker.stop();

@@ -106,10 +106,13 @@ export class DocumentService {
     for (const row of deleting) await this.purge(row, namespace);
     const indexed = await this.deps.index.listDocIds(namespace);
     if (indexed.length === 0) return 0;
-    const known = new Set((await this.deps.cp.db.selectFrom('documents').select('doc_id')
-      .where('project_id', '=', projectId).execute()).map((r) => r.doc_id));
+    // Jobs first, documents second: a job that commits in between (done and its document row in one
+    // transaction) is then seen in one of the two reads, never in neither (another node may be
+    // committing while this one starts and reconciles, issue 14).
     const inFlight = new Set((await this.deps.cp.db.selectFrom('jobs').select('doc_id')
       .where('project_id', '=', projectId).where('status', 'in', ['pending', 'processing']).execute()).map((r) => r.doc_id));
+    const known = new Set((await this.deps.cp.db.selectFrom('documents').select('doc_id')
+      .where('project_id', '=', projectId).execute()).map((r) => r.doc_id));
     let removed = 0;
     for (const docId of indexed) {
       if (!known.has(docId) && !inFlight.has(docId)) {

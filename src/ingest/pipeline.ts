@@ -25,6 +25,7 @@ import type { ParseRunner } from './isolation/parse-runner.ts';
 import { assetPrefix, saveAssets } from './assets/asset-store.ts';
 import { resolveRemoteImages } from './assets/remote-images.ts';
 import { toChunkAttributes } from '../attributes/resolve.ts';
+import type { CommitGroups } from './commit-groups.ts';
 
 export interface PipelineDeps {
   cp: ControlPlane;
@@ -36,6 +37,8 @@ export interface PipelineDeps {
   logger: Logger;
   /** Runs parsing in bounded child processes (issue 3); without it parsing runs in this thread. */
   parser?: ParseRunner;
+  /** Commits the rows of the jobs of this process in groups, under the namespace's writer lease (issue 14). */
+  commits: CommitGroups;
   /** Called after a document was committed, so index maintenance can be scheduled. */
   onDocumentCommitted?: (namespace: string) => void;
 }
@@ -168,11 +171,9 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
     docId, jobId: job.id, chunks: chunked.chunks, vectors, label, lang: lang.code, tokens,
     attributes: toChunkAttributes(payload.attributes),
   });
-  await deps.index.deleteByJob(ns, job.id);
-  await deps.index.addChunks(ns, rows, deps.embedder.signature);
-  // Done means searchable (issue 11): the rows are in the BM25 index, scored with the namespace's own
-  // statistics, before the document becomes visible. Jobs of one namespace finishing together share one refresh.
-  await deps.index.refreshLexical(ns);
+  // Rows of an earlier attempt are removed, these appended and folded into the BM25 index (done means
+  // searchable, issue 11), together with the other jobs of this process waiting for the namespace.
+  await deps.commits.commit(ns, job.id, rows, deps.embedder.signature);
   if (signal.aborted) {
     await deps.index.deleteByJob(ns, job.id).catch(() => undefined);
     return failed(500, 'aborted', 'aborted');

@@ -13,6 +13,12 @@ test('defaults are the embedded ones', () => {
   assert.deepEqual(c.allowedPrivateHosts, []);
   assert.equal(c.admission?.searchPerMin, 1200);
   assert.equal(c.admission?.streamsPerProject, 32);
+  assert.deepEqual(c.scaleOut, { writerLeaseMs: 15_000, indexSyncMs: 100, localTakeover: true });
+});
+
+test('scale-out settings: writer lease TTL, index sync interval (0 = every read), same-host take-over', () => {
+  const c = loadConfig({ DOCSEARCH_WRITER_LEASE_MS: '3000', DOCSEARCH_INDEX_SYNC_MS: '0', DOCSEARCH_WRITER_LEASE_LOCAL_TAKEOVER: 'off' });
+  assert.deepEqual(c.scaleOut, { writerLeaseMs: 3000, indexSyncMs: 0, localTakeover: false });
 });
 
 test('admission limits are configurable, 0 turning a rate limit off', () => {
@@ -33,6 +39,8 @@ test('bad values are refused with the key named', () => {
     [{ DOCSEARCH_WORKER_CONCURRENCY: '0' }, /DOCSEARCH_WORKER_CONCURRENCY/],
     [{ DOCSEARCH_RATE_LIMIT_SEARCH_PER_MIN: '-1' }, /DOCSEARCH_RATE_LIMIT_SEARCH_PER_MIN/],
     [{ DOCSEARCH_LOGIN_FREE_FAILURES: '0' }, /DOCSEARCH_LOGIN_FREE_FAILURES/],
+    [{ DOCSEARCH_WRITER_LEASE_MS: '10' }, /DOCSEARCH_WRITER_LEASE_MS/],
+    [{ DOCSEARCH_INDEX_SYNC_MS: '-5' }, /DOCSEARCH_INDEX_SYNC_MS/],
   ];
   for (const [env, re] of cases) assert.throws(() => loadConfig(env), re, JSON.stringify(env));
 });

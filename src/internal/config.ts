@@ -34,6 +34,13 @@ export interface Config {
   jobLeaseMs: number;
   /** How often an idle worker polls the queue, ms. */
   workerPollMs: number;
+  /**
+   * Several nodes on one index (issue 14; docs/scale-out.md). Optional so hand-built configs stay valid.
+   * writerLeaseMs: TTL of a namespace's writer lease (a dead holder is taken over after at most this);
+   * indexSyncMs: longest time a reader serves a namespace without checking for other nodes' commits;
+   * localTakeover: take a lease over at once when its holder is a dead process on this host.
+   */
+  scaleOut?: { writerLeaseMs: number; indexSyncMs: number; localTakeover: boolean };
   /** Completion webhooks (issue 5): first retry delay (doubles per attempt, capped at 1 h), attempts, per-attempt timeout. */
   webhookRetryBaseMs: number;
   webhookMaxAttempts: number;
@@ -167,6 +174,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     workerConcurrency: int(env, 'DOCSEARCH_WORKER_CONCURRENCY', 2, 1, 256),
     jobLeaseMs: int(env, 'DOCSEARCH_JOB_LEASE_MS', 60_000, 1000, 24 * 3600_000),
     workerPollMs: int(env, 'DOCSEARCH_WORKER_POLL_MS', 250, 10, 60_000),
+    scaleOut: {
+      writerLeaseMs: int(env, 'DOCSEARCH_WRITER_LEASE_MS', 15_000, 1000, 3600_000),
+      indexSyncMs: int(env, 'DOCSEARCH_INDEX_SYNC_MS', 100, 0, 60_000),
+      localTakeover: (env.DOCSEARCH_WRITER_LEASE_LOCAL_TAKEOVER || 'on').toLowerCase() !== 'off',
+    },
     webhookRetryBaseMs: int(env, 'DOCSEARCH_WEBHOOK_RETRY_BASE_MS', 5000, 10, 3600_000),
     webhookMaxAttempts: int(env, 'DOCSEARCH_WEBHOOK_MAX_ATTEMPTS', 12, 1, 100),
     webhookTimeoutMs: int(env, 'DOCSEARCH_WEBHOOK_TIMEOUT_MS', 10_000, 100, 300_000),

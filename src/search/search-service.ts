@@ -32,8 +32,6 @@ import type { JsonHit, QueryStats, Region, RetrievalContextResponse, RetrievalTi
 export const DEFAULT_MIN_RELEVANCE = 0.3;
 /** How long the per-project fallback stemming language is cached. */
 const LANG_CACHE_MS = 60_000;
-/** How long a namespace's chunk count is cached (a few % of drift barely moves an IDF). */
-const COUNT_CACHE_MS = 10_000;
 
 export interface SearchDeps {
   cp: ControlPlane;
@@ -75,7 +73,6 @@ interface Outcome {
 export class SearchService {
   private readonly deps: SearchDeps;
   private readonly langCache = new Map<string, { lang: string | null; at: number }>();
-  private readonly countCache = new Map<string, { n: number; at: number }>();
   /** Deleting documents per project, reused for 1 s (visibility itself is checked uncached per search). */
   private readonly deleting: DeletingDocsCache;
 
@@ -243,13 +240,12 @@ export class SearchService {
     return { hits, dropped: passing.length - result.admitted.length, detectedLang: analysed.detectedLang, mode };
   }
 
-  /** Chunks in the namespace (BM25's N, for score normalisation); cached briefly, it changes slowly. */
-  private async chunkCount(namespace: string): Promise<number> {
-    const hit = this.countCache.get(namespace);
-    if (hit && Date.now() - hit.at < COUNT_CACHE_MS) return hit.n;
-    const n = await this.deps.index.countChunks(namespace);
-    this.countCache.set(namespace, { n, at: Date.now() });
-    return n;
+  /**
+   * Chunks in the namespace (BM25's N, for score normalisation). The index caches it per table version,
+   * so it follows every node's commits (issue 14) without a count per search.
+   */
+  private chunkCount(namespace: string): Promise<number> {
+    return this.deps.index.countChunks(namespace);
   }
 
   /** The project's dominant document language (cached briefly), used to stem undetectable queries. */

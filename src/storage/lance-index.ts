@@ -2,7 +2,8 @@
 // the chunks, their vectors and their pre-analysed tokens; BM25 comes from Lance's native FTS index on
 // `tokens`, vector search is cosine (flat until the table passes a size threshold, then IVF_HNSW_SQ,
 // built in optimize()), and ChunkFilter prefilters run inside the engine before ranking. Writes to one
-// namespace are serialised in-process; reads run concurrently on cached table handles.
+// namespace are serialised in-process and, with coordination (issue 14, docs/scale-out.md), across nodes
+// by the namespace's writer lease; reads run concurrently on cached table handles.
 
 import type * as Lance from '@lancedb/lancedb';
 import { AppError } from '../internal/errors.ts';
@@ -12,6 +13,7 @@ import { KeyedCoalescer, KeyedMutex } from './lance-mutex.ts';
 import { assertNamespace, filterToWhere, sqlString } from './lance-sql.ts';
 import { attrColumnsOf, compileAttrExpr, ensureAttrColumns } from './lance-attributes.ts';
 import { isNotFound, TableCache } from './lance-table-cache.ts';
+import { CommitGate, type Coordination } from './lance-commit-gate.ts';
 import type {
   ChunkFilter,
   ChunkRecord,
@@ -30,8 +32,17 @@ export interface LanceIndexOptions {
   storageOptions?: Record<string, string>;
   /** LanceDB Cloud/Enterprise (`db://` uri): API key, region, and the Enterprise host. */
   remote?: { apiKey: string; region?: string; hostOverride?: string };
-  /** How stale reads may be w.r.t. other processes' writes, in seconds. Default 0 (check every read). */
+  /**
+   * How stale reads may be w.r.t. other processes' writes, in seconds, checked on the storage (a list
+   * request on object stores). Default 0 (check every read). Ignored with `coordination`.
+   */
   readConsistencySeconds?: number;
+  /**
+   * Several nodes on one index (issue 14): every commit and all maintenance run under the namespace's
+   * writer lease, each commit bumps the namespace's counter in the control plane, and readers move their
+   * handles to the latest version when the counter changed (read at most every `syncMs`, default 100).
+   */
+  coordination?: Coordination;
   /** Row count from which optimize() builds the IVF_HNSW_SQ index. Default 50 000 (DESIGN.md §2). */
   annThreshold?: number;
   /** Rows per Arrow batch on write. Default 2 000: building a batch is synchronous (≈20 ms per 1 000 rows), so
@@ -60,7 +71,7 @@ export async function openLanceIndex(opts: LanceIndexOptions): Promise<LanceName
   const lancedb: LanceModule = await import('@lancedb/lancedb');
   const db = await lancedb.connect(opts.uri, {
     storageOptions: opts.storageOptions,
-    readConsistencyInterval: opts.readConsistencySeconds ?? 0,
+    readConsistencyInterval: opts.coordination ? undefined : (opts.readConsistencySeconds ?? 0),
     ...opts.remote,
   });
   return new LanceNamespaceIndex(lancedb, db, opts);
@@ -68,7 +79,7 @@ export async function openLanceIndex(opts: LanceIndexOptions): Promise<LanceName
 
 export class LanceNamespaceIndex implements NamespaceIndex {
   private readonly tables: TableCache;
-  private readonly writes = new KeyedMutex();
+  private readonly gate: CommitGate;
   private readonly maintenance = new KeyedMutex();
   private readonly refresh = new KeyedCoalescer();
   private readonly auto: AutoOptimizer;
@@ -79,7 +90,8 @@ export class LanceNamespaceIndex implements NamespaceIndex {
     private readonly db: Lance.Connection,
     private readonly opts: LanceIndexOptions,
   ) {
-    this.tables = new TableCache(db);
+    this.tables = new TableCache(db, opts.coordination?.versions, opts.coordination?.syncMs ?? 100);
+    this.gate = new CommitGate(this.tables, opts.coordination);
     const onError =
       opts.onMaintenanceError ??
       ((ns: string, err: unknown) => process.emitWarning(`background optimize of ${ns} failed: ${String(err)}`, 'LanceIndexWarning'));
@@ -93,7 +105,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
     }
     const bad = rows.find((r) => r.vector.length !== signature.dimension);
     if (bad) throw new AppError('internal_error', `chunk ${bad.id}: vector has ${bad.vector.length} dimensions, signature says ${signature.dimension}`);
-    await this.writes.run(namespace, async () => {
+    await this.commit(namespace, async () => {
       for (let attempt = 1; ; attempt++) {
         try {
           return await this.writeRows(namespace, rows, signature);
@@ -118,6 +130,11 @@ export class LanceNamespaceIndex implements NamespaceIndex {
     return this.deleteWhere(namespace, `source_job_id = ${sqlString(jobId)}`);
   }
 
+  async deleteByJobs(namespace: string, jobIds: string[]): Promise<number> {
+    if (jobIds.length === 0) return 0;
+    return this.deleteWhere(namespace, `source_job_id IN (${jobIds.map(sqlString).join(', ')})`);
+  }
+
   /**
    * Rows appended after the FTS index was built are found by a flat scan whose BM25 statistics differ
    * from the index's (a just-ingested document scored 0.0001 where it deserved 0.7). Lance's optimize()
@@ -126,19 +143,19 @@ export class LanceNamespaceIndex implements NamespaceIndex {
    */
   async refreshLexical(namespace: string): Promise<void> {
     this.check(namespace);
-    await this.refresh.run(namespace, () =>
+    await this.refresh.run(namespace, () => this.withWriter(namespace, () =>
       this.maintenance.run(namespace, () =>
         this.tables.read(namespace, undefined, async (state) => {
           if (!state.fts) state.fts = await findFts(state.table);
           const stats = state.fts ? await state.table.indexStats(state.fts) : undefined;
           if (stats && stats.numUnindexedRows === 0) return;
-          await this.writes.run(namespace, async () => {
+          await this.commit(namespace, async () => {
             await state.table.optimize({ cleanupOlderThan: new Date(Date.now() - (this.opts.cleanupGraceSeconds ?? 60) * 1000) });
             await ensureFts(this.lancedb, state);
           });
         }),
       ),
-    );
+    ));
   }
 
   async vectorSearch(namespace: string, vector: Float32Array, limit: number, filter?: ChunkFilter): Promise<IndexHit[]> {
@@ -228,12 +245,12 @@ export class LanceNamespaceIndex implements NamespaceIndex {
 
   async countChunks(namespace: string): Promise<number> {
     this.check(namespace);
-    return this.tables.read(namespace, 0, (state) => state.table.countRows());
+    return this.tables.count(namespace);
   }
 
   async dropNamespace(namespace: string): Promise<void> {
     this.check(namespace);
-    await this.writes.run(namespace, async () => {
+    await this.commit(namespace, async () => {
       this.tables.evict(namespace, true);
       this.auto.forget(namespace);
       try {
@@ -247,18 +264,19 @@ export class LanceNamespaceIndex implements NamespaceIndex {
   async optimize(namespace: string): Promise<void> {
     this.check(namespace);
     const graceMs = (this.opts.cleanupGraceSeconds ?? 60) * 1000;
-    await this.maintenance.run(namespace, () =>
+    await this.withWriter(namespace, () => this.maintenance.run(namespace, () =>
       this.tables.read(namespace, undefined, async (state) => {
         const rows = await state.table.countRows();
-        // Long (≈30 s per 100k rows): outside the write lock; Lance commits it next to concurrent appends.
-        await buildAnnIfDue(this.lancedb, state.table, rows, this.opts.annThreshold ?? 50_000);
-        await this.writes.run(namespace, async () => {
+        // Long (≈30 s per 100k rows): outside the in-process write lock (Lance commits it next to this
+        // process's concurrent appends), but under the writer lease: other nodes wait for it.
+        await this.commit(namespace, () => buildAnnIfDue(this.lancedb, state.table, rows, this.opts.annThreshold ?? 50_000), false);
+        await this.commit(namespace, async () => {
           await ensureDocIdIndex(this.lancedb, state.table, rows);
           await state.table.optimize({ cleanupOlderThan: new Date(Date.now() - graceMs) });
           await ensureFts(this.lancedb, state); // also repairs a crash between the first add and the index build
         });
       }),
-    );
+    ));
   }
 
   /**
@@ -301,6 +319,20 @@ export class LanceNamespaceIndex implements NamespaceIndex {
   }
 
   /**
+   * Run `fn` while this node holds the namespace's writer lease (without coordination: at once), so the
+   * commits inside it (a group of documents, maintenance) need no new acquisition.
+   * @throws AppError backend_unavailable (503, retryable) when another node keeps the lease too long
+   */
+  async withWriter<T>(namespace: string, fn: () => Promise<T>): Promise<T> {
+    this.check(namespace);
+    return this.gate.withWriter(namespace, fn);
+  }
+
+  private commit<T>(namespace: string, fn: () => Promise<T>, serialise = true): Promise<T> {
+    return this.gate.commit(namespace, fn, serialise);
+  }
+
+  /**
    * The full prefilter: the doc-id part plus the compiled attribute expression (compiled against the
    * table's current attribute columns, so a name no row carries yet matches nothing).
    * @returns false when the filter can match nothing; undefined when nothing filters
@@ -335,7 +367,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
 
   private async deleteWhere(namespace: string, where: string): Promise<number> {
     this.check(namespace);
-    const deleted = await this.writes.run(namespace, () =>
+    const deleted = await this.commit(namespace, () =>
       this.tables.read(namespace, 0, async (state) => {
         const { numDeletedRows } = await state.table.delete(where);
         if (numDeletedRows > 0) await ensureFts(this.lancedb, state);

@@ -15,6 +15,8 @@ export interface TableState {
   signature: EmbeddingSignature;
   /** Name of the FTS index on `tokens`; null until the first rows are written. */
   fts: string | null;
+  /** Row count of the version the handle is at, when known (cleared whenever the handle moves). */
+  count?: number;
 }
 
 /** Lance FTS settings: tokens are pre-analysed (analysis/analyzer.ts), so only split on whitespace. */

@@ -1,6 +1,9 @@
 // Open LanceDB table handles, one per namespace, shared by all callers of the namespace index. Opening
 // reads the recorded embedding signature and the FTS index name once; a handle whose table vanished
 // (dropped by another process) is forgotten and reads on it answer "empty" instead of failing.
+// With a version source (the control plane's per-namespace commit counter, issue 14) a handle is moved
+// to the table's latest version when another node committed since it was loaded; the counter is read at
+// most once per `syncMs` per namespace, which bounds how late a reader sees another node's commit.
 
 import type * as Lance from '@lancedb/lancedb';
 import { AppError } from '../internal/errors.ts';
@@ -12,16 +15,39 @@ import type { EmbeddingSignature } from './namespace-index.ts';
 export const isNotFound = (err: unknown): boolean =>
   /was not found|not found: \S*\.lance\b|does not exist/i.test(String((err as Error)?.message ?? err));
 
+/** Commit counters of namespaces kept by the control plane (storage/lease-store.ts). */
+export interface VersionSource {
+  version(namespace: string): Promise<number>;
+}
+
+interface Seen {
+  /** Commit counter the cached handle reflects (at least). */
+  version: number;
+  /** When the counter was last read, ms. */
+  checkedAt: number;
+  /** A read of the counter (and checkout) in progress, shared by concurrent callers. */
+  pending?: Promise<void>;
+}
+
 export class TableCache {
   private readonly tables = new Map<string, TableState>();
   private readonly opening = new Map<string, Promise<TableState | null>>();
+  private readonly seen = new Map<string, Seen>();
 
-  constructor(private readonly db: Lance.Connection) {}
+  /**
+   * @param versions commit counters of other nodes' writes; without it handles are never re-checked here
+   *                 (the connection's readConsistencyInterval does it)
+   * @param syncMs   longest time a cached handle is used without re-reading the counter, ms
+   */
+  constructor(private readonly db: Lance.Connection, private readonly versions?: VersionSource, private readonly syncMs = 100) {}
 
   /** Cached table state, opening the table once (concurrent callers share the attempt); null if absent. */
   async get(namespace: string): Promise<TableState | null> {
     const cached = this.tables.get(namespace);
-    if (cached) return cached;
+    if (cached) {
+      await this.sync(namespace, cached, false);
+      return this.tables.get(namespace) ?? this.get(namespace);
+    }
     let pending = this.opening.get(namespace);
     if (!pending) {
       pending = this.openUncached(namespace).finally(() => this.opening.delete(namespace));
@@ -53,9 +79,71 @@ export class TableCache {
     }
   }
 
+  /**
+   * Move the cached handle to the table's latest version now if another node committed since it was
+   * loaded (writers call this after acquiring the writer lease, so they commit on top of the latest).
+   */
+  async refresh(namespace: string): Promise<void> {
+    const cached = this.tables.get(namespace);
+    if (cached) await this.sync(namespace, cached, true);
+  }
+
+  /** Record that this process committed and its handle now reflects commit counter `version`. */
+  noteCommitted(namespace: string, version: number): void {
+    this.seen.set(namespace, { version, checkedAt: Date.now() });
+    const state = this.tables.get(namespace);
+    if (state) state.count = undefined;
+  }
+
+  /**
+   * Row count of the namespace table, cached per table version when versions are tracked (every move
+   * of the handle, ours or after another node's commit, clears it); else counted on every call.
+   */
+  async count(namespace: string): Promise<number> {
+    return this.read(namespace, 0, async (state) => {
+      if (!this.versions) return state.table.countRows();
+      if (state.count !== undefined) return state.count;
+      const before = this.seen.get(namespace)?.version;
+      const n = await state.table.countRows();
+      if (this.seen.get(namespace)?.version === before) state.count = n; // no commit moved the handle meanwhile
+      return n;
+    });
+  }
+
+  private async sync(namespace: string, state: TableState, force: boolean): Promise<void> {
+    if (!this.versions) return;
+    let seen = this.seen.get(namespace);
+    if (seen?.pending) {
+      await seen.pending.catch(() => undefined);
+      if (!force) return;
+      seen = this.seen.get(namespace);
+      if (seen?.pending) return seen.pending;
+    }
+    if (!force && seen && Date.now() - seen.checkedAt < this.syncMs) return;
+    const entry: Seen = seen ?? { version: -1, checkedAt: 0 };
+    this.seen.set(namespace, entry);
+    entry.pending = (async () => {
+      const checkedAt = Date.now();
+      const version = await this.versions!.version(namespace);
+      if (version !== entry.version) {
+        try {
+          await state.table.checkoutLatest();
+          state.count = undefined;
+          state.fts = await findFts(state.table);
+        } catch (err) {
+          if (!isNotFound(err)) throw err;
+          this.evict(namespace); // dropped by another node
+        }
+      }
+      Object.assign(entry, { version, checkedAt });
+    })().finally(() => { entry.pending = undefined; });
+    return entry.pending;
+  }
+
   /** Forget the cached handle; close it only when no reader can still hold it (drop, shutdown). */
   evict(namespace: string, closeHandle = false): void {
     const state = this.tables.get(namespace);
+    this.seen.delete(namespace);
     if (!state) return;
     this.tables.delete(namespace);
     if (!closeHandle) return;
@@ -72,6 +160,9 @@ export class TableCache {
   }
 
   private async openUncached(namespace: string): Promise<TableState | null> {
+    // The counter is read BEFORE opening: the handle reflects at least that version.
+    const checkedAt = Date.now();
+    const version = this.versions ? await this.versions.version(namespace) : 0;
     let table: Lance.Table;
     try {
       table = await this.db.openTable(namespace);
@@ -79,7 +170,9 @@ export class TableCache {
       if (isNotFound(err)) return null;
       throw err;
     }
-    return this.adopt(namespace, table);
+    const state = await this.adopt(namespace, table);
+    this.seen.set(namespace, { version, checkedAt });
+    return state;
   }
 
   /** Read the recorded signature and FTS index name, then cache the handle. */

@@ -248,6 +248,23 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('documents_project_state').on('documents').columns(['project_id', 'state']).execute();
     },
   },
+  // Issue 14: one writer per namespace (docs/scale-out.md). `holder`/`epoch`/`expires_at` are the writer
+  // lease (expires_at in ms on the control plane's clock, epoch counts acquisitions), `wanted_by` is the
+  // one waiting node that gets the lease next, and `version` counts Lance commits so that readers on
+  // other nodes know when to move their table handles to the latest version.
+  '0007_namespace_leases': {
+    async up(db: Kysely<any>): Promise<void> {
+      await db.schema.createTable('namespace_leases')
+        .addColumn('namespace', 'text', (c) => c.primaryKey())
+        .addColumn('holder', 'text')
+        .addColumn('epoch', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('expires_at', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('wanted_by', 'text')
+        .addColumn('wanted_at', 'bigint')
+        .addColumn('version', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -110,6 +110,13 @@ export interface NamespaceIndex {
   deleteDocument(namespace: string, docId: string): Promise<number>;
   /** Remove every chunk written by a job (used when a job fails or is cancelled half-way). */
   deleteByJob(namespace: string, jobId: string): Promise<number>;
+  /** Remove every chunk written by any of `jobIds` in one commit (a group commit's earlier attempts). */
+  deleteByJobs(namespace: string, jobIds: string[]): Promise<number>;
+  /**
+   * Run `fn` while this node may commit to the namespace (its writer lease, issue 14), so that several
+   * writes inside it form one uninterrupted group; waits while another node holds the lease.
+   */
+  withWriter<T>(namespace: string, fn: () => Promise<T>): Promise<T>;
   /** Top-`limit` chunks by cosine similarity to `vector`, after `filter`. */
   vectorSearch(namespace: string, vector: Float32Array, limit: number, filter?: ChunkFilter): Promise<IndexHit[]>;
   /**

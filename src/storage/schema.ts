@@ -241,6 +241,22 @@ export interface SettingsTable {
   value: string;
 }
 
+/** Writer lease and commit counter of one namespace's index table (issue 14; docs/scale-out.md). */
+export interface NamespaceLeasesTable {
+  namespace: string;
+  /** Lease owner id of the node allowed to commit, or null when free. */
+  holder: string | null;
+  /** Incremented on every acquisition (a fencing token: a renewal names the epoch it holds). */
+  epoch: number;
+  /** End of the lease, ms since the epoch on the control plane's clock. */
+  expires_at: number;
+  /** The one node queued for the lease next (fairness), and when it last asked (ms, control-plane clock). */
+  wanted_by: string | null;
+  wanted_at: number | null;
+  /** Number of commits to the namespace's table so far (readers compare it with what they loaded). */
+  version: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
@@ -257,6 +273,7 @@ export interface Database {
   bucket_task_files: BucketTaskFilesTable;
   bucket_task_emails: BucketTaskEmailsTable;
   bucket_usage: BucketUsageTable;
+  namespace_leases: NamespaceLeasesTable;
 }
 
 /** Placeholder to keep `Generated` imported for future auto-increment columns. */

@@ -46,14 +46,16 @@ export interface TestServer {
 const SHARED_MODELS = path.join(repoRoot, '.tmp', 'test-cache', 'models');
 const GLOVE_FILE = 'glove-100d.int8.bin';
 
-function seedModelCache(dataDir: string): void {
+/** Link the shared GloVe cache into a data dir (when it was built before), so start-up skips the conversion. */
+export function seedModelCache(dataDir: string): void {
   const shared = path.join(SHARED_MODELS, GLOVE_FILE);
   if (!fs.existsSync(shared)) return;
   fs.mkdirSync(path.join(dataDir, 'models'), { recursive: true });
   fs.symlinkSync(shared, path.join(dataDir, 'models', GLOVE_FILE));
 }
 
-function saveModelCache(dataDir: string): void {
+/** Keep the GloVe cache a server built in `dataDir` for the next servers of this checkout. */
+export function saveModelCache(dataDir: string): void {
   const built = path.join(dataDir, 'models', GLOVE_FILE);
   const shared = path.join(SHARED_MODELS, GLOVE_FILE);
   try {
