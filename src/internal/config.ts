@@ -25,8 +25,14 @@ export interface Config {
   maxUploadBytes: number;
   /** Max bytes fetched from X-Remote-URL. */
   maxRemoteBytes: number;
-  /** Concurrent jobs per worker process. */
+  /** Concurrent jobs per worker process (of one project; see workerFairSlots). */
   workerConcurrency: number;
+  /**
+   * Extra job slots per worker process that a project already running `workerConcurrency` jobs there
+   * cannot take, so another project's document starts at once (issue 13). Optional (= 0) so
+   * hand-built configs stay valid.
+   */
+  workerFairSlots?: number;
   /** Lease on a claimed job, ms; an expired lease makes the job claimable again. */
   jobLeaseMs: number;
   /** How often an idle worker polls the queue, ms. */
@@ -80,6 +86,8 @@ export interface AdmissionConfig {
   ipPerMin: number;
   /** Open job status streams per project. */
   streamsPerProject: number;
+  /** Ingest jobs of one project accepted and not yet finished (pending or processing). */
+  inflightIngestsPerProject: number;
   /** Failed logins of one account (e-mail) before backoff starts; then each failure doubles the wait. */
   loginFreeFailures: number;
   /** Failed logins from one client IP (any account) before backoff starts. */
@@ -91,7 +99,7 @@ export interface AdmissionConfig {
 
 /** Defaults of AdmissionConfig (also used when a hand-built Config has none). */
 export const DEFAULT_ADMISSION: AdmissionConfig = {
-  searchPerMin: 1200, ingestPerMin: 600, ipPerMin: 6000, streamsPerProject: 32,
+  searchPerMin: 1200, ingestPerMin: 600, ipPerMin: 6000, streamsPerProject: 32, inflightIngestsPerProject: 1000,
   loginFreeFailures: 5, loginIpFreeFailures: 20, loginBackoffBaseMs: 1000, loginBackoffMaxMs: 15 * 60_000,
 };
 
@@ -158,6 +166,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     maxUploadBytes: int(env, 'DOCSEARCH_MAX_UPLOAD_BYTES', 50 * 1024 * 1024, 1, 2 ** 40),
     maxRemoteBytes: int(env, 'DOCSEARCH_MAX_REMOTE_BYTES', 500 * 1024 * 1024, 1, 2 ** 40),
     workerConcurrency: int(env, 'DOCSEARCH_WORKER_CONCURRENCY', 2, 1, 256),
+    workerFairSlots: int(env, 'DOCSEARCH_WORKER_FAIR_SLOTS', 1, 0, 64),
     jobLeaseMs: int(env, 'DOCSEARCH_JOB_LEASE_MS', 60_000, 1000, 24 * 3600_000),
     workerPollMs: int(env, 'DOCSEARCH_WORKER_POLL_MS', 250, 10, 60_000),
     webhookRetryBaseMs: int(env, 'DOCSEARCH_WEBHOOK_RETRY_BASE_MS', 5000, 10, 3600_000),
@@ -187,6 +196,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       ingestPerMin: int(env, 'DOCSEARCH_RATE_LIMIT_INGEST_PER_MIN', DEFAULT_ADMISSION.ingestPerMin, 0, 1_000_000),
       ipPerMin: int(env, 'DOCSEARCH_RATE_LIMIT_IP_PER_MIN', DEFAULT_ADMISSION.ipPerMin, 0, 10_000_000),
       streamsPerProject: int(env, 'DOCSEARCH_MAX_STREAMS_PER_PROJECT', DEFAULT_ADMISSION.streamsPerProject, 0, 100_000),
+      inflightIngestsPerProject: int(env, 'DOCSEARCH_MAX_INFLIGHT_INGESTS_PER_PROJECT', DEFAULT_ADMISSION.inflightIngestsPerProject, 0, 10_000_000),
       loginFreeFailures: int(env, 'DOCSEARCH_LOGIN_FREE_FAILURES', DEFAULT_ADMISSION.loginFreeFailures, 1, 1000),
       loginIpFreeFailures: int(env, 'DOCSEARCH_LOGIN_IP_FREE_FAILURES', DEFAULT_ADMISSION.loginIpFreeFailures, 1, 100_000),
       loginBackoffBaseMs: int(env, 'DOCSEARCH_LOGIN_BACKOFF_BASE_MS', DEFAULT_ADMISSION.loginBackoffBaseMs, 1, 3600_000),
