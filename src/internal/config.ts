@@ -1,5 +1,6 @@
 // Configuration is parsed and validated exactly once, at start-up, from an environment map, and then
 // passed into everything that needs it. Nothing reads process.env at import time.
+import os from 'node:os';
 import path from 'node:path';
 import { parseOnnxEmbedderConfig, parseRerankerConfig, type RerankerConfig } from '../models/model-config.ts';
 
@@ -113,6 +114,25 @@ function int(env: Record<string, string | undefined>, key: string, dflt: number,
   return n;
 }
 
+/** Memory of this host, bytes: os.totalmem(), or the cgroup limit when a container sets a lower one. */
+export function hostMemoryBytes(): number {
+  const total = os.totalmem();
+  const limit = process.constrainedMemory?.() ?? 0;
+  return limit > 0 && limit < total ? limit : total;
+}
+
+/**
+ * Default memory bound of one parse child, MB: half of the host's memory shared by the parse slots
+ * (each slot may run one child), within 256..2,048 MB. A 2 GB host with the default 3 slots gets
+ * 341 MB per child, a 16 GB host 2,048 MB (the earlier fixed default; a zip bomb peaked at ~2 GB).
+ * @param totalBytes host memory (hostMemoryBytes())
+ * @param slots parse children that may run at once (worker concurrency + fair slots)
+ */
+export function defaultParseMemoryMb(totalBytes: number, slots: number): number {
+  const share = Math.floor(totalBytes / 2 / Math.max(1, slots) / 2 ** 20);
+  return Math.min(2048, Math.max(256, share));
+}
+
 /** DOCSEARCH_SMTP_URL must be smtp:// or smtps:// (nodemailer's connection URL form). */
 function smtpUrl(raw: string): string {
   if (!/^smtps?:\/\/[^/]/.test(raw)) throw new Error(`config: DOCSEARCH_SMTP_URL must be an smtp:// or smtps:// URL, got "${raw.replace(/:[^:@/]*@/, ':***@')}"`);
@@ -122,9 +142,10 @@ function smtpUrl(raw: string): string {
 /**
  * Parse and validate the configuration.
  * @param env environment map (normally process.env); only keys starting DOCSEARCH_, PORT, HOST, LOG_LEVEL are read.
+ * @param host this host's memory (default hostMemoryBytes()), for the parse-memory default
  * @throws Error whose message names the bad key; main() prints it and exits non-zero.
  */
-export function loadConfig(env: Record<string, string | undefined>): Config {
+export function loadConfig(env: Record<string, string | undefined>, host: { memoryBytes: number } = { memoryBytes: hostMemoryBytes() }): Config {
   const dataDir = path.resolve(env.DOCSEARCH_DATA_DIR || './data');
   const databaseUrl = env.DOCSEARCH_DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -151,6 +172,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (serverSecret && serverSecret.length < 32) {
     throw new Error('config: DOCSEARCH_SECRET must be at least 32 characters');
   }
+  const workerConcurrency = int(env, 'DOCSEARCH_WORKER_CONCURRENCY', 2, 1, 256);
+  const workerFairSlots = int(env, 'DOCSEARCH_WORKER_FAIR_SLOTS', 1, 0, 64);
   return {
     port: int(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '0.0.0.0',
@@ -165,8 +188,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     allowedPrivateHosts,
     maxUploadBytes: int(env, 'DOCSEARCH_MAX_UPLOAD_BYTES', 50 * 1024 * 1024, 1, 2 ** 40),
     maxRemoteBytes: int(env, 'DOCSEARCH_MAX_REMOTE_BYTES', 500 * 1024 * 1024, 1, 2 ** 40),
-    workerConcurrency: int(env, 'DOCSEARCH_WORKER_CONCURRENCY', 2, 1, 256),
-    workerFairSlots: int(env, 'DOCSEARCH_WORKER_FAIR_SLOTS', 1, 0, 64),
+    workerConcurrency,
+    workerFairSlots,
     jobLeaseMs: int(env, 'DOCSEARCH_JOB_LEASE_MS', 60_000, 1000, 24 * 3600_000),
     workerPollMs: int(env, 'DOCSEARCH_WORKER_POLL_MS', 250, 10, 60_000),
     webhookRetryBaseMs: int(env, 'DOCSEARCH_WEBHOOK_RETRY_BASE_MS', 5000, 10, 3600_000),
@@ -185,7 +208,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: env.LOG_LEVEL || 'info',
     parse: {
       timeoutMs: int(env, 'DOCSEARCH_PARSE_TIMEOUT_MS', 600_000, 1000, 24 * 3600_000),
-      maxMemoryMb: int(env, 'DOCSEARCH_PARSE_MAX_MEMORY_MB', 2048, 128, 1024 * 1024),
+      maxMemoryMb: int(env, 'DOCSEARCH_PARSE_MAX_MEMORY_MB', defaultParseMemoryMb(host.memoryBytes, workerConcurrency + workerFairSlots), 128, 1024 * 1024),
       maxPages: int(env, 'DOCSEARCH_PARSE_MAX_PAGES', 2000, 1, 1_000_000),
       maxOcrPages: int(env, 'DOCSEARCH_OCR_MAX_PAGES', 100, 0, 100_000),
       ocr: (env.DOCSEARCH_OCR || 'on').toLowerCase() !== 'off',
