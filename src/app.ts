@@ -22,6 +22,7 @@ import { JobQueue } from './jobs/queue.ts';
 import { Worker } from './jobs/worker.ts';
 import { ingestJobKind } from './jobs/ingest-job.ts';
 import { ParseRunner } from './ingest/isolation/parse-runner.ts';
+import { RateCounters } from './storage/rate-counters.ts';
 import { checkOcrSetup } from './ingest/parse/ocr-languages.ts';
 import { JobService } from './jobs/job-service.ts';
 import { cleanupJobKind, cleanupTerminalHook } from './jobs/cleanup-job.ts';
@@ -98,7 +99,8 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   });
   const search = new SearchService({ cp, index, embedder, logger, attributes, blobs, reranker, onStage: (stage, s) => metrics.observeSearchStage(stage, s) });
   const buckets = createBucketDomain({ cp, queue, blobs, net, config: cfg, logger });
-  const services: Services = { config: cfg, logger, cp, index, blobs, embedder, reranker, net, auth, projects, ingest, documents, search, queue, jobs, webhookSecrets, attributes, buckets: buckets.service, metrics };
+  const services: Services = { config: cfg, logger, cp, index, blobs, embedder, reranker, net, auth, projects, ingest, documents, search, queue, jobs, webhookSecrets, attributes, buckets: buckets.service, metrics,
+    rateCounters: new RateCounters(cp) };
 
   await projects.bootstrap();
   const removed = await documents.reconcileAll();

@@ -71,7 +71,7 @@ export async function buildHttpServer(services: Services, opts: { logger?: boole
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
 
-  await installRateLimits(app, services.config.admission ?? DEFAULT_ADMISSION);
+  await installRateLimits(app, services.config.admission ?? DEFAULT_ADMISSION, services.rateCounters);
   await registerHealthRoutes(app, services);
   await registerApiDocsRoute(app);
   await registerMcpRoute(app, services);

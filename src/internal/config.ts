@@ -89,6 +89,11 @@ export interface AdmissionConfig {
   streamsPerProject: number;
   /** Ingest jobs of one project accepted and not yet finished (pending or processing). */
   inflightIngestsPerProject: number;
+  /**
+   * Where request-rate counters live: 'shared' in the control plane (one budget for every API process on
+   * the database; default with PostgreSQL) or 'local' in this process (default with SQLite, one node).
+   */
+  rateLimitStore: 'local' | 'shared';
   /** Failed logins of one account (e-mail) before backoff starts; then each failure doubles the wait. */
   loginFreeFailures: number;
   /** Failed logins from one client IP (any account) before backoff starts. */
@@ -100,7 +105,7 @@ export interface AdmissionConfig {
 
 /** Defaults of AdmissionConfig (also used when a hand-built Config has none). */
 export const DEFAULT_ADMISSION: AdmissionConfig = {
-  searchPerMin: 1200, ingestPerMin: 600, ipPerMin: 6000, streamsPerProject: 32, inflightIngestsPerProject: 1000,
+  searchPerMin: 1200, ingestPerMin: 600, ipPerMin: 6000, streamsPerProject: 32, inflightIngestsPerProject: 1000, rateLimitStore: 'local',
   loginFreeFailures: 5, loginIpFreeFailures: 20, loginBackoffBaseMs: 1000, loginBackoffMaxMs: 15 * 60_000,
 };
 
@@ -131,6 +136,13 @@ export function hostMemoryBytes(): number {
 export function defaultParseMemoryMb(totalBytes: number, slots: number): number {
   const share = Math.floor(totalBytes / 2 / Math.max(1, slots) / 2 ** 20);
   return Math.min(2048, Math.max(256, share));
+}
+
+/** DOCSEARCH_RATE_LIMIT_STORE: local or shared; unset = shared with PostgreSQL, local with SQLite. */
+function rateLimitStore(raw: string | undefined, databaseUrl: string | undefined): AdmissionConfig['rateLimitStore'] {
+  if (!raw) return databaseUrl ? 'shared' : 'local';
+  if (raw !== 'local' && raw !== 'shared') throw new Error(`config: DOCSEARCH_RATE_LIMIT_STORE must be local or shared, got "${raw}"`);
+  return raw;
 }
 
 /** DOCSEARCH_SMTP_URL must be smtp:// or smtps:// (nodemailer's connection URL form). */
@@ -219,6 +231,7 @@ export function loadConfig(env: Record<string, string | undefined>, host: { memo
       ingestPerMin: int(env, 'DOCSEARCH_RATE_LIMIT_INGEST_PER_MIN', DEFAULT_ADMISSION.ingestPerMin, 0, 1_000_000),
       ipPerMin: int(env, 'DOCSEARCH_RATE_LIMIT_IP_PER_MIN', DEFAULT_ADMISSION.ipPerMin, 0, 10_000_000),
       streamsPerProject: int(env, 'DOCSEARCH_MAX_STREAMS_PER_PROJECT', DEFAULT_ADMISSION.streamsPerProject, 0, 100_000),
+      rateLimitStore: rateLimitStore(env.DOCSEARCH_RATE_LIMIT_STORE, databaseUrl),
       inflightIngestsPerProject: int(env, 'DOCSEARCH_MAX_INFLIGHT_INGESTS_PER_PROJECT', DEFAULT_ADMISSION.inflightIngestsPerProject, 0, 10_000_000),
       loginFreeFailures: int(env, 'DOCSEARCH_LOGIN_FREE_FAILURES', DEFAULT_ADMISSION.loginFreeFailures, 1, 1000),
       loginIpFreeFailures: int(env, 'DOCSEARCH_LOGIN_IP_FREE_FAILURES', DEFAULT_ADMISSION.loginIpFreeFailures, 1, 100_000),

@@ -241,6 +241,14 @@ export interface SettingsTable {
   value: string;
 }
 
+/** One fixed-window request counter (issue 13): key `ip:<addr>` or `<class>:<project id>`; times in epoch ms. */
+export interface RateLimitsTable {
+  key: string;
+  window_start_ms: number;
+  expires_at_ms: number;
+  hits: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
@@ -257,6 +265,7 @@ export interface Database {
   bucket_task_files: BucketTaskFilesTable;
   bucket_task_emails: BucketTaskEmailsTable;
   bucket_usage: BucketUsageTable;
+  rate_limits: RateLimitsTable;
 }
 
 /** Placeholder to keep `Generated` imported for future auto-increment columns. */
