@@ -5,10 +5,12 @@
 //  3. no document is half visible: each visible document has exactly its chunk_count chunks in the
 //     index, and search returns only visible documents; no 'deleting' row survives the restart;
 //  4. no chunk without a document: every doc_id in the index belongs to a visible document;
-//  5. notify once: every terminal ingest job gets a completion event, all its deliveries carry one
+//  5. no duplicate: a job has at most one document row (a retried or re-claimed attempt never commits a
+//     second copy);
+//  6. notify once: every terminal ingest job gets a completion event, all its deliveries carry one
 //     webhook-id, and every delivery verifies with the project's secret.
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
+import { withControlReader } from './crash-db.ts';
 import { openLanceIndex } from '../src/storage/lance-index.ts';
 import { verifyWebhook } from '../src/notifications/webhook-signature.ts';
 import type { CrashReceiver } from './crash-receiver.ts';
@@ -32,6 +34,10 @@ export interface HarnessState {
   docsDeleteUncertain: Set<string>;
   recordsDeleted: Set<string>;
   idempotencyMismatches: string[];
+  /** PostgreSQL control plane of the server (unset: SQLite in dataDir). */
+  databaseUrl?: string;
+  /** Set by checkInvariants: ms from its start until no job was pending or processing (recovery time). */
+  lastSettleMs?: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -39,27 +45,24 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 interface JobRow { id: string; kind: string; status: string; doc_id: string | null; error_code: string | null; payload: string }
 interface DocRow { doc_id: string; state: string; chunk_count: number; source_job_id: string }
 
-function readDb(dataDir: string): { jobs: JobRow[]; docs: DocRow[] } {
-  const db = new SQLite(path.join(dataDir, 'control.sqlite'), { readonly: true });
-  try {
-    return {
-      jobs: db.prepare('select id, kind, status, doc_id, error_code, payload from jobs').all() as JobRow[],
-      docs: db.prepare('select doc_id, state, chunk_count, source_job_id from documents').all() as DocRow[],
-    };
-  } finally {
-    db.close();
-  }
+async function readDb(s: HarnessState): Promise<{ jobs: JobRow[]; docs: DocRow[] }> {
+  return withControlReader(s.dataDir, s.databaseUrl, async (r) => ({
+    jobs: await r.all<JobRow>('select id, kind, status, doc_id, error_code, payload from jobs'),
+    docs: await r.all<DocRow>('select doc_id, state, chunk_count, source_job_id from documents'),
+  }));
 }
 
 /** Wait for quiescence, then check every invariant. @returns human-readable violations (empty = all held) */
 export async function checkInvariants(s: HarnessState, timeoutMs: number): Promise<string[]> {
   const out: string[] = [];
-  const deadline = Date.now() + timeoutMs;
-  let db = readDb(s.dataDir);
+  const started = Date.now();
+  const deadline = started + timeoutMs;
+  let db = await readDb(s);
   while (db.jobs.some((j) => j.status === 'pending' || j.status === 'processing') && Date.now() < deadline) {
     await sleep(100);
-    db = readDb(s.dataDir);
+    db = await readDb(s);
   }
+  s.lastSettleMs = Date.now() - started;
   for (const j of db.jobs.filter((x) => x.status === 'pending' || x.status === 'processing')) out.push(`job ${j.id} (${j.kind}) still ${j.status}`);
 
   const jobs = new Map(db.jobs.map((j) => [j.id, j]));
@@ -82,6 +85,9 @@ export async function checkInvariants(s: HarnessState, timeoutMs: number): Promi
     if (j.doc_id && !visible.has(j.doc_id) && !deleted(j.doc_id)) out.push(`done job ${j.id} has no visible document ${j.doc_id}`);
   }
   for (const d of s.docsDeleted) if (visible.has(d)) out.push(`deleted document ${d} is visible again`);
+  const perJob = new Map<string, number>();
+  for (const d of db.docs) perJob.set(d.source_job_id, (perJob.get(d.source_job_id) ?? 0) + 1);
+  for (const [job, n] of perJob) if (n > 1) out.push(`job ${job} has ${n} document rows (duplicated)`);
   for (const d of visible.values()) {
     const job = jobs.get(d.source_job_id);
     if (job && job.status !== 'done') out.push(`visible document ${d.doc_id} belongs to ${job.status} job ${job.id}`);

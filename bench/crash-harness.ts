@@ -3,15 +3,18 @@
 // (`node --import tsx src/main.ts`, SQLite + LanceDB in a temp data dir), fires a random mix of ingests
 // (with X-Completion webhooks and Idempotency-Key pairs), document deletes, job cancels and status polls,
 // SIGKILLs the server at a random moment, restarts it, waits until no job is pending or processing, and
-// checks the invariants in crash-checks.ts. The same data dir carries over between iterations.
+// checks the invariants in crash-checks.ts. The same data dir carries over between iterations. Options
+// add a PostgreSQL control plane (`databaseUrl`) and a share of heavy files (an 8 MB unbroken text, a
+// zip-bomb DOCX, a 1,500-page PDF) mixed into the ingests (bench/crash-trials.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import SQLite from 'better-sqlite3';
 import { checkInvariants, type HarnessState } from './crash-checks.ts';
+import { withControlReader } from './crash-db.ts';
+import { manyPagePdf, zipBombDocx } from '../test/helpers/pathological-files.ts';
 import { startCrashReceiver, type CrashReceiver } from './crash-receiver.ts';
 // mulberry32, seeded so a failing run can be replayed with its seed.
 import { rng as prng } from './lib/random.ts';
@@ -29,6 +32,10 @@ export interface CrashOptions {
   seed?: number;
   leaseMs?: number;
   log?: (line: string) => void;
+  /** PostgreSQL control plane for the server (a fresh database); unset = SQLite in the data dir. */
+  databaseUrl?: string;
+  /** Share of operations that ingest a heavy file (0..1; default 0). */
+  heavyShare?: number;
 }
 
 export interface CrashReport {
@@ -44,9 +51,28 @@ export interface CrashReport {
   idempotentPairs: number;
   atKill: { pending: number; processing: number; deleting: number };
   webhookEvents: number;
+  /** Per iteration: ms from the restart's /readyz until no job was pending or processing. */
+  settleMs: number[];
+  heavyIngests: number;
   violations: string[];
 }
 
+/** Heavy inputs, made once per process: [filename, bytes]. */
+let heavyFiles: Promise<Array<[string, Buffer]>> | undefined;
+function heavy(): Promise<Array<[string, Buffer]>> {
+  heavyFiles ??= (async () => {
+    const letters = 'ACGT';
+    const seq = Buffer.alloc(8 * 1024 * 1024);
+    for (let i = 0; i < seq.length; i++) seq[i] = letters.charCodeAt((i * 7919 + (i >> 5)) % 4);
+    return [['sequence.txt', seq], ['bomb.docx', await zipBombDocx(600)], ['long.pdf', manyPagePdf(1500)]];
+  })();
+  return heavyFiles;
+}
+
+/** Ingest jobs by status, from the server's control plane. */
+async function ingestCounts(dataDir: string, databaseUrl?: string): Promise<Array<{ status: string; n: number }>> {
+  return withControlReader(dataDir, databaseUrl, (r) => r.all(`select status, count(*) as n from jobs where kind = 'ingest' group by status`));
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -114,9 +140,11 @@ export async function runCrashScenario(opts: CrashOptions): Promise<CrashReport>
     DOCSEARCH_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', DOCSEARCH_BOOTSTRAP_ACCOUNT_KEY: accountKey,
     DOCSEARCH_ALLOWED_PRIVATE_HOSTS: '127.0.0.1', DOCSEARCH_JOB_LEASE_MS: String(opts.leaseMs ?? 2000),
     DOCSEARCH_WORKER_POLL_MS: '50', DOCSEARCH_WEBHOOK_RETRY_BASE_MS: '200', LOG_LEVEL: 'warn', LANCEDB_LOG: 'error',
+    ...(opts.databaseUrl ? { DOCSEARCH_DATABASE_URL: opts.databaseUrl } : {}),
   }, path.join(dataDir, 'server.log'), origin);
   const report: CrashReport = { seed, iterations: 0, durationMs: 0, restartMs: [], jobsCreated: 0, jobsDone: 0, jobsFailed: 0, cancels: 0,
-    docDeletes: 0, idempotentPairs: 0, atKill: { pending: 0, processing: 0, deleting: 0 }, webhookEvents: 0, violations: [] };
+    docDeletes: 0, idempotentPairs: 0, atKill: { pending: 0, processing: 0, deleting: 0 }, webhookEvents: 0, settleMs: [], heavyIngests: 0, violations: [] };
+  const heavyInputs = (opts.heavyShare ?? 0) > 0 ? await heavy() : [];
   try {
     report.restartMs.push(await server.start());
     const created = await fetch(`${origin}/v3/projects`, { method: 'POST', headers: { authorization: `Bearer ${accountKey}`, 'content-type': 'application/json' },
@@ -125,6 +153,7 @@ export async function runCrashScenario(opts: CrashOptions): Promise<CrashReport>
     const state: HarnessState = {
       origin, key: project.api_key, namespace: project.namespace, dataDir, receiver,
       jobs: new Map(), docsDeleted: new Set(), docsDeleteUncertain: new Set(), recordsDeleted: new Set(), idempotencyMismatches: [],
+      databaseUrl: opts.databaseUrl,
     };
     const auth = { authorization: `Bearer ${state.key}` };
     const call = async (method: string, p: string, headers: Record<string, string> = {}, body?: Buffer) => {
@@ -185,7 +214,20 @@ export async function runCrashScenario(opts: CrashOptions): Promise<CrashReport>
         }
       }],
     ];
-    const pick = () => { let x = rand(); for (const [w, f] of ops) { if ((x -= w) < 0) return f; } return ops[0][1]; };
+    const heavyOp = async () => {
+      const [name, data] = heavyInputs[Math.floor(rand() * heavyInputs.length)];
+      const r = await call('POST', '/v3/docsearch/ingest', { 'x-completion': JSON.stringify({ url: receiver.url('/hook') }),
+        'content-type': 'application/octet-stream', 'content-disposition': `attachment; filename="${name}"` }, data);
+      report.heavyIngests++;
+      if (r.status === 201) state.jobs.set(r.body.job_id, { id: r.body.job_id });
+    };
+    // Without heavy files the random sequence is the one earlier seeds were recorded with.
+    const pick = () => {
+      if (heavyInputs.length && rand() < opts.heavyShare!) return heavyOp;
+      let x = rand();
+      for (const [w, f] of ops) if ((x -= w) < 0) return f;
+      return ops[0][1];
+    };
 
     while (Date.now() - t0 < opts.budgetMs && report.iterations < (opts.maxIterations ?? Infinity)) {
       const windowMs = 300 + Math.floor(rand() * 2500);
@@ -198,23 +240,20 @@ export async function runCrashScenario(opts: CrashOptions): Promise<CrashReport>
       await sleep(killAt);
       await server.kill('SIGKILL');
       await Promise.allSettled(running);
-      const db = new SQLite(path.join(dataDir, 'control.sqlite'), { readonly: true });
-      const counts = db.prepare(`select status, count(*) as n from jobs where kind = 'ingest' group by status`).all() as Array<{ status: string; n: number }>;
+      const counts = await ingestCounts(dataDir, opts.databaseUrl);
       report.atKill.pending += counts.find((c) => c.status === 'pending')?.n ?? 0;
       report.atKill.processing += counts.find((c) => c.status === 'processing')?.n ?? 0;
-      report.atKill.deleting += (db.prepare(`select count(*) as n from documents where state = 'deleting'`).get() as { n: number }).n;
-      db.close();
+      report.atKill.deleting += (await withControlReader(dataDir, opts.databaseUrl, (r) => r.all<{ n: number }>(`select count(*) as n from documents where state = 'deleting'`)))[0].n;
       report.restartMs.push(await server.start());
       report.iterations++;
       const violations = await checkInvariants(state, 90_000);
+      report.settleMs.push(state.lastSettleMs ?? 0);
       for (const v of violations) report.violations.push(`iteration ${report.iterations}: ${v}`);
       log(`iteration ${report.iterations}: window ${windowMs} ms, kill at ${killAt} ms, ${n} ops, restart ${report.restartMs.at(-1)} ms, jobs ${state.jobs.size}, violations ${violations.length}`);
       if (violations.length) break;
     }
     await server.kill('SIGTERM');
-    const db = new SQLite(path.join(dataDir, 'control.sqlite'), { readonly: true });
-    const byStatus = db.prepare(`select status, count(*) as n from jobs where kind = 'ingest' group by status`).all() as Array<{ status: string; n: number }>;
-    db.close();
+    const byStatus = await ingestCounts(dataDir, opts.databaseUrl);
     report.jobsCreated = state.jobs.size;
     report.jobsDone = byStatus.find((c) => c.status === 'done')?.n ?? 0;
     report.jobsFailed = byStatus.find((c) => c.status === 'failed')?.n ?? 0;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
-import type { Config } from './internal/config.ts';
+import { DEFAULT_ADMISSION, type Config } from './internal/config.ts';
 import { openControlPlane } from './storage/db.ts';
 import { checkStorage, indexLocationOptions, openBlobStore, openIndex } from './storage/open-storage.ts';
 import { LeaseStore } from './storage/lease-store.ts';
@@ -25,6 +25,7 @@ import { Worker } from './jobs/worker.ts';
 import { ingestJobKind } from './jobs/ingest-job.ts';
 import { ParseRunner } from './ingest/isolation/parse-runner.ts';
 import { CommitGroups } from './ingest/commit-groups.ts';
+import { RateCounters } from './storage/rate-counters.ts';
 import { checkOcrSetup } from './ingest/parse/ocr-languages.ts';
 import { JobService } from './jobs/job-service.ts';
 import { cleanupJobKind, cleanupTerminalHook } from './jobs/cleanup-job.ts';
@@ -104,18 +105,23 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
       await attributes.purge(projectId);
     },
   });
-  const ingest = new IngestService({ blobs, queue, net, maxUploadBytes: cfg.maxUploadBytes, attributes });
+  const ingest = new IngestService({
+    blobs, queue, net, maxUploadBytes: cfg.maxUploadBytes, attributes,
+    maxInflight: (cfg.admission ?? DEFAULT_ADMISSION).inflightIngestsPerProject,
+  });
   const search = new SearchService({ cp, index, embedder, logger, attributes, blobs, reranker, onStage: (stage, s) => metrics.observeSearchStage(stage, s) });
   const buckets = createBucketDomain({ cp, queue, blobs, net, config: cfg, logger });
-  const services: Services = { config: cfg, logger, cp, index, blobs, embedder, reranker, net, auth, projects, ingest, documents, search, queue, jobs, webhookSecrets, attributes, buckets: buckets.service, metrics };
+  const services: Services = { config: cfg, logger, cp, index, blobs, embedder, reranker, net, auth, projects, ingest, documents, search, queue, jobs, webhookSecrets, attributes, buckets: buckets.service, metrics,
+    rateCounters: new RateCounters(cp) };
 
   await projects.bootstrap();
   const removed = await documents.reconcileAll();
   if (removed) logger.info({ removed }, 'reconcile removed orphan chunks');
 
   // Issue 3: documents are parsed in child processes bounded in time and memory (one per worker slot).
+  const fairSlots = cfg.workerFairSlots ?? 0;
   const parser = new ParseRunner({
-    size: cfg.workerConcurrency, timeoutMs: cfg.parse?.timeoutMs, maxMemoryMb: cfg.parse?.maxMemoryMb,
+    size: cfg.workerConcurrency + fairSlots, timeoutMs: cfg.parse?.timeoutMs, maxMemoryMb: cfg.parse?.maxMemoryMb,
     limits: cfg.parse ? { maxPages: cfg.parse.maxPages, maxOcrPages: cfg.parse.maxOcrPages, ocr: cfg.parse.ocr } : undefined,
   });
   // Issue 16: missing Tesseract data is one warning at start-up, not a surprise per scanned document.
@@ -127,7 +133,7 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
     cp, blobs, index, embedder, net, maxRemoteBytes: cfg.maxRemoteBytes, logger, parser, commits: new CommitGroups(index),
     onDocumentCommitted: (ns) => maintainer.touch(ns),
   });
-  const worker = new Worker(queue, [ingestKind], { leaseMs: cfg.jobLeaseMs, pollMs: cfg.workerPollMs, concurrency: cfg.workerConcurrency, logger });
+  const worker = new Worker(queue, [ingestKind], { leaseMs: cfg.jobLeaseMs, pollMs: cfg.workerPollMs, concurrency: cfg.workerConcurrency, fairSlots, logger });
   // Issue 5: completion webhooks and durable cleanup run as internal job kinds in their own worker.
   const webhookOpts = { retryBaseMs: cfg.webhookRetryBaseMs, maxAttempts: cfg.webhookMaxAttempts, timeoutMs: cfg.webhookTimeoutMs };
   const webhookKind = webhookDeliveryJobKind({ cp, net, secrets: webhookSecrets, logger, opts: webhookOpts });

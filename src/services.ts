@@ -19,6 +19,7 @@ import type { JobService } from './jobs/job-service.ts';
 import type { WebhookSecrets } from './notifications/webhook-secrets.ts';
 import type { BucketService } from './buckets/bucket-service.ts';
 import type { Metrics } from './internal/metrics.ts';
+import type { RateCounters } from './storage/rate-counters.ts';
 
 export interface Services {
   config: Config;
@@ -46,4 +47,6 @@ export interface Services {
   buckets: BucketService;
   /** Prometheus metrics of this process (GET /metrics; issue 12). */
   metrics: Metrics;
+  /** Request-rate counters in the control plane, shared by API processes (issue 13; docs/admission.md). */
+  rateCounters?: RateCounters;
 }

@@ -71,3 +71,27 @@ describe('error shape of framework and client errors', () => {
     assert.equal(r.status, 200);
   });
 });
+
+describe('NUL characters on PostgreSQL (found by bench/fuzz.ts: 500 on every {id} route)', () => {
+  let server: TestServer;
+  let key: string;
+  before(async () => {
+    server = await startTestServer({ backend: 'postgres', workers: false });
+    ({ apiKey: key } = await createProject(server));
+  });
+  after(async () => server?.close());
+
+  test('%00 in a path parameter or query value: 400 malformed_request; NUL in a stored JSON string: 400 validation_failed', async () => {
+    const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`;
+    for (const p of ['/v3/jobs/%00/status', '/v3/docsearch/docs/a%00b', '/v3/docsearch/ingestBucket/%00', '/v3/docsearch/docs?cursor=%00']) {
+      assertShape(await raw(server, get(p)), 400, 'malformed_request', p);
+    }
+    const res = await fetch(`${server.baseUrl}/v3/projects`, {
+      method: 'POST', headers: { authorization: `Bearer ${server.accountKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'nul\u0000name', product: 'docsearch', protected: false }),
+    });
+    const body = await res.json();
+    assert.ok(res.status === 400 || res.status === 201, JSON.stringify(body));
+    if (res.status === 400) assertShape({ status: res.status, body }, 400, 'validation_failed', 'project name');
+  });
+});

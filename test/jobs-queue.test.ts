@@ -154,6 +154,19 @@ for (const backend of BACKENDS) {
       assert.equal((await q.claim('A', 60_000, [kind]))!.project_id, late);
     });
 
+    test('claim skips the projects it is told to (a worker\'s per-project slot cap)', async () => {
+      const q = new JobQueue(cp);
+      const full = project();
+      const other = project();
+      for (let i = 0; i < 3; i++) await q.enqueue(job(full));
+      assert.equal(await q.claim('A', 60_000, [K], [full]), undefined, 'nothing else is due');
+      const o = await q.enqueue(job(other));
+      assert.equal((await q.claim('A', 60_000, [K], [full]))!.id, o.id);
+      assert.equal(await q.countUnfinished(full, K), 3);
+      assert.equal((await q.claim('A', 60_000, [K], []))!.project_id, full);
+      assert.equal(await q.countUnfinished(full, K), 3, 'processing counts as unfinished');
+    });
+
     test('cancel in each state; commitDone after a cancel writes nothing', async () => {
       const q = new JobQueue(cp);
       const p = project();

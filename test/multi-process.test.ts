@@ -1,5 +1,6 @@
 // The scale-out proof (issue 14; docs/scale-out.md): PostgreSQL + two API processes + two worker
-// processes (DOCSEARCH_ROLE=api|worker, started here as real child processes) over one shared storage.
+// processes (DOCSEARCH_ROLE=api|worker, started here as real child processes) over one S3 bucket (the
+// s3rver test server behind its SigV4 proxy: original files and the LanceDB index both in the bucket).
 // Ingest through one API and search through the other; delete and see it gone on both; both workers
 // commit to one namespace concurrently; a worker is killed with SIGKILL while it holds the namespace's
 // writer lease (mid-commit) and the other takes the lease over — and in the end every job is done,
@@ -17,6 +18,12 @@ import { NodeProcess } from './helpers/node-process.ts';
 import { freePort } from './jobs-helpers.ts';
 import { markerOf, syntheticDoc } from './helpers/synthetic-docs.ts';
 import { saveModelCache, seedModelCache } from './helpers/server.ts';
+import { startS3Server, type S3TestServer } from './helpers/s3-server.ts';
+import { loadConfig } from '../src/internal/config.ts';
+import { indexLocationOptions } from '../src/storage/open-storage.ts';
+
+/** The bucket all four processes share: blobs under blobs/, the LanceDB index under index/. */
+const BUCKET = 'docsearch-multi';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const WRITER_LEASE_MS = 3000;
@@ -26,15 +33,25 @@ const WRITER_LEASE_MS = 3000;
  * the proof on object storage, put DOCSEARCH_INDEX_URI / DOCSEARCH_BLOB_URI (and the S3 endpoint and
  * credentials) into `env`, and the same URI and options into `indexUri` / `storageOptions`.
  */
-function sharedStorage(dataDir: string): { env: Record<string, string>; indexUri: string; storageOptions?: Record<string, string> } {
-  return { env: { DOCSEARCH_DATA_DIR: dataDir }, indexUri: path.join(dataDir, 'lance') };
+function sharedStorage(dataDir: string, s3: S3TestServer): { env: Record<string, string>; indexUri: string; storageOptions?: Record<string, string> } {
+  const env = {
+    DOCSEARCH_DATA_DIR: dataDir,
+    DOCSEARCH_BLOB_URI: `s3://${BUCKET}/blobs`, DOCSEARCH_INDEX_URI: `s3://${BUCKET}/index`,
+    DOCSEARCH_S3_ENDPOINT: s3.endpoint, DOCSEARCH_S3_REGION: s3.region,
+    DOCSEARCH_S3_ACCESS_KEY_ID: s3.accessKeyId, DOCSEARCH_S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+  };
+  const where = indexLocationOptions(loadConfig(env));
+  return { env, indexUri: where.uri, storageOptions: where.storageOptions };
 }
 
 test('two API and two worker processes on PostgreSQL and one storage: visibility, delete, concurrent writers, kill -9 take-over', { timeout: 420_000 }, async (t) => {
   // About 90 s on an idle 2-core machine; the generous limits are for a machine shared with other work.
   const phase = (() => { let t1 = Date.now(); return (name: string) => { t.diagnostic(`${name}: ${Date.now() - t1} ms`); t1 = Date.now(); }; })();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docsearch-multi-'));
-  const storage = sharedStorage(dataDir);
+  const s3 = await startS3Server();
+  await s3.createBucket(BUCKET);
+  t.after(() => s3.close());
+  const storage = sharedStorage(dataDir, s3);
   seedModelCache(dataDir);
   const database = await createTestDatabase();
   const sql = new pg.Client({ connectionString: database.url });

@@ -31,6 +31,10 @@ export function toAppError(err: unknown, request: FastifyRequest): AppError {
   if (fe?.statusCode === 404 && fe?.code === 'FST_ERR_NOT_FOUND') {
     return new AppError('not_found', fe.message);
   }
+  // PostgreSQL refuses NUL in text (22021 character_not_in_repertoire): a value of the request did that.
+  if ((err as { code?: string })?.code === '22021') {
+    return new AppError('validation_failed', 'A text value of the request contains a NUL character, which cannot be stored.');
+  }
   request.log.error({ err }, 'unhandled error');
   return new AppError('internal_error', 'Internal server error.');
 }
@@ -58,6 +62,18 @@ export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest
   else if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') appErr = new AppError('uri_too_long', 'A path parameter of the request is too long.');
   else appErr = toAppError(err, request);
   void reply.status(appErr.status).send(appErr.toBody());
+}
+
+/**
+ * Root onRequest hook: a path parameter or query value holding NUL (`%00`) is refused with 400
+ * malformed_request before any handler runs; no identifier contains one, and PostgreSQL cannot even
+ * compare such a string (the fuzzer found 500s on every `{id}` route there).
+ */
+export async function refuseNulInUrl(request: FastifyRequest): Promise<void> {
+  const values = [...Object.values((request.params ?? {}) as Record<string, unknown>), ...Object.values((request.query ?? {}) as Record<string, unknown>)];
+  if (values.some((v) => (Array.isArray(v) ? v : [v]).some((x) => typeof x === 'string' && x.includes('\u0000')))) {
+    throw new AppError('malformed_request', 'A path parameter or query value of the request contains a NUL character (%00).');
+  }
 }
 
 /** Node HTTP parser error codes that have a status of their own (others are 400 malformed_request). */

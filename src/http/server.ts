@@ -6,7 +6,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import crypto from 'node:crypto';
 import type { Services } from '../services.ts';
-import { clientErrorHandler, errorHandler, frameworkErrorHandler } from './error-handler.ts';
+import { clientErrorHandler, errorHandler, frameworkErrorHandler, refuseNulInUrl } from './error-handler.ts';
 import { installRateLimits } from './plugins/rate-limits.ts';
 import { DEFAULT_ADMISSION } from '../internal/config.ts';
 import { projectScope } from './plugins/docsearch-scope.ts';
@@ -57,6 +57,7 @@ export async function buildHttpServer(services: Services, opts: { logger?: boole
     services.metrics.observeHttp(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
   });
   app.addSchema(ErrorBodySchema);
+  app.addHook('onRequest', refuseNulInUrl);
 
   await app.register(swagger, {
     openapi: {
@@ -71,7 +72,7 @@ export async function buildHttpServer(services: Services, opts: { logger?: boole
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
 
-  await installRateLimits(app, services.config.admission ?? DEFAULT_ADMISSION);
+  await installRateLimits(app, services.config.admission ?? DEFAULT_ADMISSION, services.rateCounters);
   await registerHealthRoutes(app, services);
   await registerApiDocsRoute(app);
   await registerMcpRoute(app, services);

@@ -39,6 +39,9 @@ export interface IngestPayload {
 
 export const INGEST_JOB_KIND = 'ingest';
 
+/** Retry-After of the in-flight cap, s: a guess at how soon a job of a busy project finishes. */
+const INFLIGHT_RETRY_S = 10;
+
 /** Blob key of a job's original file. */
 export function originalBlobKey(projectId: string, jobId: string): string {
   return `projects/${projectId}/originals/${jobId}`;
@@ -57,7 +60,23 @@ export function toPublicJob(job: JobRow): PublicJob {
 }
 
 export class IngestService {
-  constructor(private readonly deps: { blobs: BlobStore; queue: JobQueue; net: NetGuard; maxUploadBytes: number; attributes?: AttributeService }) {}
+  /**
+   * @param deps.maxInflight ingest jobs of one project accepted and not yet finished; past it createJob
+   *        refuses with 429 rate_limited (0 or absent = no cap; docs/admission.md)
+   */
+  constructor(private readonly deps: {
+    blobs: BlobStore; queue: JobQueue; net: NetGuard; maxUploadBytes: number; attributes?: AttributeService; maxInflight?: number;
+  }) {}
+
+  /** Refuse a new ingest while the project already has `maxInflight` unfinished ones (before the upload is read). */
+  private async checkInflight(projectId: string): Promise<void> {
+    const cap = this.deps.maxInflight ?? 0;
+    if (cap <= 0) return;
+    const n = await this.deps.queue.countUnfinished(projectId, INGEST_JOB_KIND);
+    if (n < cap) return;
+    throw new AppError('rate_limited', `This project already has ${n} ingest jobs pending or processing (at most ${cap}); retry when some have finished.`,
+      { scope: 'in-flight ingests per project', limit: cap, in_flight: n, retry_after_s: INFLIGHT_RETRY_S }, INFLIGHT_RETRY_S);
+  }
 
   /**
    * Create an ingestion job.
@@ -85,6 +104,7 @@ export class IngestService {
       throw new AppError('internal_error', 'Typed attributes are not configured on this server.');
     }
     await attrs?.precheck(ctx.projectId, v.attributes);
+    await this.checkInflight(ctx.projectId);
     const jobId = crypto.randomUUID();
     let size = 0;
     let blobKey: string | undefined;

@@ -48,3 +48,14 @@ test('bad values are refused with the key named', () => {
 test('allowed private hosts are split on commas', () => {
   assert.deepEqual(loadConfig({ DOCSEARCH_ALLOWED_PRIVATE_HOSTS: '127.0.0.1, 10.0.0.0/8 ,minio' }).allowedPrivateHosts, ['127.0.0.1', '10.0.0.0/8', 'minio']);
 });
+
+test('parse memory: default from the host memory shared by the parse slots; configurable', () => {
+  const gb = 2 ** 30;
+  assert.equal(loadConfig({}, { memoryBytes: 2 * gb }).parse?.maxMemoryMb, 341, '2 GB host, 2 + 1 slots');
+  assert.equal(loadConfig({}, { memoryBytes: 1 * gb }).parse?.maxMemoryMb, 256, 'never below 256 MB');
+  assert.equal(loadConfig({}, { memoryBytes: 64 * gb }).parse?.maxMemoryMb, 2048, 'never above 2 GB');
+  assert.equal(loadConfig({ DOCSEARCH_WORKER_CONCURRENCY: '4', DOCSEARCH_WORKER_FAIR_SLOTS: '0' }, { memoryBytes: 8 * gb }).parse?.maxMemoryMb, 1024);
+  assert.equal(loadConfig({ DOCSEARCH_PARSE_MAX_MEMORY_MB: '700' }, { memoryBytes: 2 * gb }).parse?.maxMemoryMb, 700);
+  assert.equal(loadConfig({}).workerFairSlots, 1);
+  assert.equal(loadConfig({}).admission?.inflightIngestsPerProject, 1000);
+});

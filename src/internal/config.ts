@@ -1,5 +1,6 @@
 // Configuration is parsed and validated exactly once, at start-up, from an environment map, and then
 // passed into everything that needs it. Nothing reads process.env at import time.
+import os from 'node:os';
 import path from 'node:path';
 import { parseOnnxEmbedderConfig, parseRerankerConfig, type RerankerConfig } from '../models/model-config.ts';
 import { parseStorageConfig, type StorageConfig } from './storage-config.ts';
@@ -28,8 +29,14 @@ export interface Config {
   maxUploadBytes: number;
   /** Max bytes fetched from X-Remote-URL. */
   maxRemoteBytes: number;
-  /** Concurrent jobs per worker process. */
+  /** Concurrent jobs per worker process (of one project; see workerFairSlots). */
   workerConcurrency: number;
+  /**
+   * Extra job slots per worker process that a project already running `workerConcurrency` jobs there
+   * cannot take, so another project's document starts at once (issue 13). Optional (= 0) so
+   * hand-built configs stay valid.
+   */
+  workerFairSlots?: number;
   /** Lease on a claimed job, ms; an expired lease makes the job claimable again. */
   jobLeaseMs: number;
   /** How often an idle worker polls the queue, ms. */
@@ -92,6 +99,13 @@ export interface AdmissionConfig {
   ipPerMin: number;
   /** Open job status streams per project. */
   streamsPerProject: number;
+  /** Ingest jobs of one project accepted and not yet finished (pending or processing). */
+  inflightIngestsPerProject: number;
+  /**
+   * Where request-rate counters live: 'shared' in the control plane (one budget for every API process on
+   * the database; default with PostgreSQL) or 'local' in this process (default with SQLite, one node).
+   */
+  rateLimitStore: 'local' | 'shared';
   /** Failed logins of one account (e-mail) before backoff starts; then each failure doubles the wait. */
   loginFreeFailures: number;
   /** Failed logins from one client IP (any account) before backoff starts. */
@@ -103,7 +117,7 @@ export interface AdmissionConfig {
 
 /** Defaults of AdmissionConfig (also used when a hand-built Config has none). */
 export const DEFAULT_ADMISSION: AdmissionConfig = {
-  searchPerMin: 1200, ingestPerMin: 600, ipPerMin: 6000, streamsPerProject: 32,
+  searchPerMin: 1200, ingestPerMin: 600, ipPerMin: 6000, streamsPerProject: 32, inflightIngestsPerProject: 1000, rateLimitStore: 'local',
   loginFreeFailures: 5, loginIpFreeFailures: 20, loginBackoffBaseMs: 1000, loginBackoffMaxMs: 15 * 60_000,
 };
 
@@ -117,6 +131,32 @@ function int(env: Record<string, string | undefined>, key: string, dflt: number,
   return n;
 }
 
+/** Memory of this host, bytes: os.totalmem(), or the cgroup limit when a container sets a lower one. */
+export function hostMemoryBytes(): number {
+  const total = os.totalmem();
+  const limit = process.constrainedMemory?.() ?? 0;
+  return limit > 0 && limit < total ? limit : total;
+}
+
+/**
+ * Default memory bound of one parse child, MB: half of the host's memory shared by the parse slots
+ * (each slot may run one child), within 256..2,048 MB. A 2 GB host with the default 3 slots gets
+ * 341 MB per child, a 16 GB host 2,048 MB (the earlier fixed default; a zip bomb peaked at ~2 GB).
+ * @param totalBytes host memory (hostMemoryBytes())
+ * @param slots parse children that may run at once (worker concurrency + fair slots)
+ */
+export function defaultParseMemoryMb(totalBytes: number, slots: number): number {
+  const share = Math.floor(totalBytes / 2 / Math.max(1, slots) / 2 ** 20);
+  return Math.min(2048, Math.max(256, share));
+}
+
+/** DOCSEARCH_RATE_LIMIT_STORE: local or shared; unset = shared with PostgreSQL, local with SQLite. */
+function rateLimitStore(raw: string | undefined, databaseUrl: string | undefined): AdmissionConfig['rateLimitStore'] {
+  if (!raw) return databaseUrl ? 'shared' : 'local';
+  if (raw !== 'local' && raw !== 'shared') throw new Error(`config: DOCSEARCH_RATE_LIMIT_STORE must be local or shared, got "${raw}"`);
+  return raw;
+}
+
 /** DOCSEARCH_SMTP_URL must be smtp:// or smtps:// (nodemailer's connection URL form). */
 function smtpUrl(raw: string): string {
   if (!/^smtps?:\/\/[^/]/.test(raw)) throw new Error(`config: DOCSEARCH_SMTP_URL must be an smtp:// or smtps:// URL, got "${raw.replace(/:[^:@/]*@/, ':***@')}"`);
@@ -127,9 +167,10 @@ function smtpUrl(raw: string): string {
  * Parse and validate the configuration.
  * @param env environment map (normally process.env); only keys starting DOCSEARCH_, PORT, HOST, LOG_LEVEL
  *   (and AWS_REGION as the S3 region's fallback) are read.
+ * @param host this host's memory (default hostMemoryBytes()), for the parse-memory default
  * @throws Error whose message names the bad key; main() prints it and exits non-zero.
  */
-export function loadConfig(env: Record<string, string | undefined>): Config {
+export function loadConfig(env: Record<string, string | undefined>, host: { memoryBytes: number } = { memoryBytes: hostMemoryBytes() }): Config {
   const dataDir = path.resolve(env.DOCSEARCH_DATA_DIR || './data');
   const databaseUrl = env.DOCSEARCH_DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -156,6 +197,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (serverSecret && serverSecret.length < 32) {
     throw new Error('config: DOCSEARCH_SECRET must be at least 32 characters');
   }
+  const workerConcurrency = int(env, 'DOCSEARCH_WORKER_CONCURRENCY', 2, 1, 256);
+  const workerFairSlots = int(env, 'DOCSEARCH_WORKER_FAIR_SLOTS', 1, 0, 64);
   return {
     port: int(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '0.0.0.0',
@@ -171,7 +214,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     allowedPrivateHosts,
     maxUploadBytes: int(env, 'DOCSEARCH_MAX_UPLOAD_BYTES', 50 * 1024 * 1024, 1, 2 ** 40),
     maxRemoteBytes: int(env, 'DOCSEARCH_MAX_REMOTE_BYTES', 500 * 1024 * 1024, 1, 2 ** 40),
-    workerConcurrency: int(env, 'DOCSEARCH_WORKER_CONCURRENCY', 2, 1, 256),
+    workerConcurrency,
+    workerFairSlots,
     jobLeaseMs: int(env, 'DOCSEARCH_JOB_LEASE_MS', 60_000, 1000, 24 * 3600_000),
     workerPollMs: int(env, 'DOCSEARCH_WORKER_POLL_MS', 250, 10, 60_000),
     scaleOut: {
@@ -195,7 +239,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: env.LOG_LEVEL || 'info',
     parse: {
       timeoutMs: int(env, 'DOCSEARCH_PARSE_TIMEOUT_MS', 600_000, 1000, 24 * 3600_000),
-      maxMemoryMb: int(env, 'DOCSEARCH_PARSE_MAX_MEMORY_MB', 2048, 128, 1024 * 1024),
+      maxMemoryMb: int(env, 'DOCSEARCH_PARSE_MAX_MEMORY_MB', defaultParseMemoryMb(host.memoryBytes, workerConcurrency + workerFairSlots), 128, 1024 * 1024),
       maxPages: int(env, 'DOCSEARCH_PARSE_MAX_PAGES', 2000, 1, 1_000_000),
       maxOcrPages: int(env, 'DOCSEARCH_OCR_MAX_PAGES', 100, 0, 100_000),
       ocr: (env.DOCSEARCH_OCR || 'on').toLowerCase() !== 'off',
@@ -206,6 +250,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       ingestPerMin: int(env, 'DOCSEARCH_RATE_LIMIT_INGEST_PER_MIN', DEFAULT_ADMISSION.ingestPerMin, 0, 1_000_000),
       ipPerMin: int(env, 'DOCSEARCH_RATE_LIMIT_IP_PER_MIN', DEFAULT_ADMISSION.ipPerMin, 0, 10_000_000),
       streamsPerProject: int(env, 'DOCSEARCH_MAX_STREAMS_PER_PROJECT', DEFAULT_ADMISSION.streamsPerProject, 0, 100_000),
+      rateLimitStore: rateLimitStore(env.DOCSEARCH_RATE_LIMIT_STORE, databaseUrl),
+      inflightIngestsPerProject: int(env, 'DOCSEARCH_MAX_INFLIGHT_INGESTS_PER_PROJECT', DEFAULT_ADMISSION.inflightIngestsPerProject, 0, 10_000_000),
       loginFreeFailures: int(env, 'DOCSEARCH_LOGIN_FREE_FAILURES', DEFAULT_ADMISSION.loginFreeFailures, 1, 1000),
       loginIpFreeFailures: int(env, 'DOCSEARCH_LOGIN_IP_FREE_FAILURES', DEFAULT_ADMISSION.loginIpFreeFailures, 1, 100_000),
       loginBackoffBaseMs: int(env, 'DOCSEARCH_LOGIN_BACKOFF_BASE_MS', DEFAULT_ADMISSION.loginBackoffBaseMs, 1, 3600_000),

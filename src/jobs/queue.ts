@@ -111,6 +111,14 @@ export class JobQueue {
       .where('idempotency_key', '=', key).executeTakeFirst();
   }
 
+  /** Jobs of `kind` in project `projectId` that are pending or processing (index jobs_project_status). */
+  async countUnfinished(projectId: string, kind: string): Promise<number> {
+    const r = await this.cp.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('project_id', '=', projectId).where('status', 'in', ['pending', 'processing']).where('kind', '=', kind)
+      .executeTakeFirst();
+    return Number(r?.n ?? 0);
+  }
+
   async get(id: string): Promise<JobRow | undefined> {
     return this.cp.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
   }
@@ -126,16 +134,18 @@ export class JobQueue {
    * attempts left). Fairness: among projects with runnable jobs, the one with the fewest jobs currently
    * processing (of these kinds) goes first, ties by the oldest due job; within a project, oldest first.
    * Sets status processing, a lease of `leaseMs`, and increments attempts.
+   * @param skipProjects projects not to claim for (the worker's per-project slot cap; see worker.ts)
    * @returns the claimed row, or undefined when nothing is runnable.
    */
-  async claim(owner: string, leaseMs: number, kinds?: string[]): Promise<JobRow | undefined> {
+  async claim(owner: string, leaseMs: number, kinds?: string[], skipProjects: string[] = []): Promise<JobRow | undefined> {
     const db = this.cp.db;
     const kindClause = kinds && kinds.length ? sql` and kind in (${sql.join(kinds)})` : sql``;
+    const skipClause = skipProjects.length ? sql` and project_id not in (${sql.join(skipProjects)})` : sql``;
     for (let attempt = 0; attempt < 3; attempt++) {
       const now = nowIso();
       const due = sql`((status = 'pending' and run_after <= ${now}) or (status = 'processing' and lease_expires_at < ${now} and attempts < max_attempts))`;
       const pick = await sql<{ project_id: string }>`
-        with due as (select project_id, min(run_after) as first_due from jobs where ${due}${kindClause} group by project_id),
+        with due as (select project_id, min(run_after) as first_due from jobs where ${due}${kindClause}${skipClause} group by project_id),
         busy as (select project_id, count(*) as n from jobs
                  where status = 'processing' and lease_expires_at >= ${now}${kindClause} group by project_id)
         select due.project_id from due left join busy on busy.project_id = due.project_id

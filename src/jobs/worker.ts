@@ -1,5 +1,8 @@
 // The worker loop: claims jobs from the durable queue and runs the handler registered for their kind.
-// At most `concurrency` jobs run at once in one Worker (each loop runs one job at a time). A running
+// At most `concurrency` jobs of one project run at once in one Worker, plus `fairSlots` more slots that
+// only other projects may take: one project's flood of heavy documents (zip bombs, huge files) can never
+// take every slot, so another project's small document starts at once (issue 13; docs/admission.md).
+// Claims are serialised within the Worker so the per-project count is exact here. A running
 // job's lease is renewed by heartbeats; when a heartbeat finds the job no longer ours (cancelled, or the
 // lease was lost), the handler is aborted and — if the job ended failed — its partial data is removed.
 // `step()` runs exactly one job (or returns false when none is runnable) so tests can drive the queue
@@ -42,7 +45,18 @@ export function defaultRetryDelayMs(attempt: number): number {
   return Math.min(1000 * 2 ** Math.max(0, attempt - 1), 5 * 60_000);
 }
 
-interface InFlight { ac: AbortController; done: Promise<void> }
+interface InFlight { ac: AbortController; done: Promise<void>; settle: () => void; projectId: string }
+
+/** Options of a Worker. */
+export interface WorkerOptions {
+  leaseMs: number;
+  pollMs: number;
+  /** Jobs one project may run at once in this worker (and the slots when fairSlots is 0). */
+  concurrency: number;
+  /** Extra slots a project already running `concurrency` jobs here cannot take. Default 0. */
+  fairSlots?: number;
+  logger: Logger;
+}
 
 export class Worker {
   readonly owner = leaseOwnerId();
@@ -52,11 +66,12 @@ export class Worker {
   private readonly kinds = new Map<string, JobKind>();
   private readonly waiters = new Set<() => void>();
   private lastSweep = 0;
+  private claiming: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly queue: JobQueue,
     kinds: JobKind[],
-    private readonly opts: { leaseMs: number; pollMs: number; concurrency: number; logger: Logger },
+    private readonly opts: WorkerOptions,
   ) {
     for (const k of kinds) this.kinds.set(k.kind, k);
   }
@@ -70,13 +85,44 @@ export class Worker {
     return this.inFlight.size;
   }
 
+  /** Slots of this worker: concurrency + fairSlots. */
+  get slots(): number {
+    return this.opts.concurrency + (this.opts.fairSlots ?? 0);
+  }
+
   /** Claim and run one job. @returns true if a job ran, false if none was runnable. */
   async step(): Promise<boolean> {
     await this.sweep();
-    const job = await this.queue.claim(this.owner, this.opts.leaseMs, this.kindNames);
+    const job = await this.claimNext();
     if (!job) return false;
     await this.run(job);
     return true;
+  }
+
+  /**
+   * Claim one job, skipping projects that already run `concurrency` jobs in this worker. Claims are
+   * chained so two loops cannot both see a project below its cap; the claimed job is registered as in
+   * flight before the next claim starts.
+   */
+  private claimNext(): Promise<JobRow | undefined> {
+    const next = this.claiming.then(async () => {
+      const perProject = new Map<string, number>();
+      for (const f of this.inFlight.values()) perProject.set(f.projectId, (perProject.get(f.projectId) ?? 0) + 1);
+      const full = [...perProject].filter(([, n]) => n >= this.opts.concurrency).map(([p]) => p);
+      const job = await this.queue.claim(this.owner, this.opts.leaseMs, this.kindNames, full);
+      if (job) this.register(job);
+      return job;
+    });
+    this.claiming = next.catch(() => undefined);
+    return next;
+  }
+
+  private register(job: JobRow): InFlight {
+    let settle!: () => void;
+    const done = new Promise<void>((r) => (settle = r));
+    const entry: InFlight = { ac: new AbortController(), done, settle, projectId: job.project_id };
+    this.inFlight.set(job.id, entry);
+    return entry;
   }
 
   /** Run steps until the queue has nothing runnable (tests). */
@@ -108,15 +154,12 @@ export class Worker {
   }
 
   private async run(job: JobRow): Promise<void> {
-    let settle!: () => void;
-    const done = new Promise<void>((r) => (settle = r));
-    const ac = new AbortController();
-    this.inFlight.set(job.id, { ac, done });
+    const entry = this.inFlight.get(job.id) ?? this.register(job);
     try {
-      await this.execute(job, ac);
+      await this.execute(job, entry.ac);
     } finally {
       this.inFlight.delete(job.id);
-      settle();
+      entry.settle();
     }
   }
 
@@ -189,12 +232,12 @@ export class Worker {
     }
   }
 
-  /** Start `concurrency` polling loops; an enqueue in this process wakes idle loops at once. */
+  /** Start one polling loop per slot; an enqueue in this process wakes idle loops at once. */
   start(): void {
     if (this.running) return;
     this.running = true;
     this.queue.events.on('enqueued', this.onEnqueued);
-    for (let i = 0; i < this.opts.concurrency; i++) this.loops.push(this.loop());
+    for (let i = 0; i < this.slots; i++) this.loops.push(this.loop());
   }
 
   private readonly onEnqueued = (kind: string): void => {

@@ -265,6 +265,19 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // Request-rate counters shared by every API process of a PostgreSQL deployment (issue 13;
+  // src/http/plugins/rate-limit-store.ts): one fixed window per limiter key.
+  '0008_rate_limits': {
+    async up(db: Kysely<any>): Promise<void> {
+      await db.schema.createTable('rate_limits')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('window_start_ms', 'bigint', (c) => c.notNull())
+        .addColumn('expires_at_ms', 'bigint', (c) => c.notNull())
+        .addColumn('hits', 'integer', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('rate_limits_expiry').on('rate_limits').column('expires_at_ms').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -257,6 +257,14 @@ export interface NamespaceLeasesTable {
   version: number;
 }
 
+/** One fixed-window request counter (issue 13): key `ip:<addr>` or `<class>:<project id>`; times in epoch ms. */
+export interface RateLimitsTable {
+  key: string;
+  window_start_ms: number;
+  expires_at_ms: number;
+  hits: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
@@ -274,6 +282,7 @@ export interface Database {
   bucket_task_emails: BucketTaskEmailsTable;
   bucket_usage: BucketUsageTable;
   namespace_leases: NamespaceLeasesTable;
+  rate_limits: RateLimitsTable;
 }
 
 /** Placeholder to keep `Generated` imported for future auto-increment columns. */

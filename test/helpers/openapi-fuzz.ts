@@ -3,6 +3,7 @@
 // passed and the handlers run) mixed with broken ones (wrong types, missing or extra fields, junk
 // strings), path parameters and headers from a hostile alphabet. Seeded, so a failure replays.
 import fc from 'fast-check';
+import { createProject } from './http.ts';
 
 type Schema = Record<string, any>;
 
@@ -121,4 +122,46 @@ export function requestArb(ops: FuzzOperation[], doc: Schema, auth: Record<strin
         return { method: o.method, path, headers: hs, body: send ? body : undefined };
       });
   });
+}
+
+/** Operations the fuzzers leave out: bucket sources and credentials (they reach out of the machine), deleting the project. */
+export function fuzzSkip(method: string, path: string): boolean {
+  return (path.includes('/ingestBucket') && (method === 'POST' || method === 'PATCH') && !/pause|resume|retryFailed/.test(path))
+    || (method === 'DELETE' && path === '/v3/projects/{id}');
+}
+
+/** Send one generated request to `baseUrl`; an SSE stream's headers are enough (it would stay open). */
+export async function sendFuzzRequest(baseUrl: string, r: FuzzRequest): Promise<{ status: number; text: string; type: string }> {
+  const res = await fetch(baseUrl + r.path, { method: r.method, headers: r.headers, body: r.body, signal: AbortSignal.timeout(15_000) });
+  const type = res.headers.get('content-type') ?? '';
+  const text = type.startsWith('text/event-stream') ? (await res.body?.cancel(), '') : await res.text();
+  return { status: res.status, text, type };
+}
+
+/**
+ * What is wrong with a response: '5xx', 'shape' (an error body that is not {code, message, status,
+ * details?} with status equal to the HTTP status), or undefined when it is fine.
+ */
+export function fuzzViolation(res: { status: number; text: string }): '5xx' | 'shape' | undefined {
+  if (res.status >= 500) return '5xx';
+  if (res.status < 400) return undefined;
+  let body: Record<string, unknown> | undefined;
+  try { body = JSON.parse(res.text); } catch { return 'shape'; }
+  const keys = body && typeof body === 'object' ? Object.keys(body).filter((k) => k !== 'details').sort().join() : '';
+  return !body || keys !== 'code,message,status' || body.status !== res.status || typeof body.code !== 'string' ? 'shape' : undefined;
+}
+
+/**
+ * A project with one uploaded file to aim at: its key as auth headers, and real ids (project, job,
+ * document when known) for path parameters.
+ */
+export async function fuzzTarget(server: { baseUrl: string; accountKey: string }): Promise<{ auth: Record<string, string>; ids: string[] }> {
+  const p = await createProject(server);
+  const auth = { authorization: `Bearer ${p.apiKey}` };
+  const res = await fetch(`${server.baseUrl}/v3/docsearch/ingest`, {
+    method: 'POST', body: 'fuzz target',
+    headers: { ...auth, 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="f.txt"' },
+  });
+  const job = (await res.json()) as { job_id: string; doc_id?: string };
+  return { auth, ids: [p.projectId, job.job_id, ...(job.doc_id ? [job.doc_id] : [])] };
 }

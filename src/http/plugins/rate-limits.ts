@@ -2,11 +2,13 @@
 // on every route but the probes, and per project on the search and ingest endpoints, counted by
 // @fastify/rate-limit's store in fixed one-minute windows. Over a limit the request is refused before its
 // body is read with 429 rate_limited, `Retry-After` (seconds to the window's end) and the one error
-// body shape. Counters are per process (docs/admission.md).
+// body shape. Counters live in this process or, shared by every API process, in the control plane
+// (RateCounters; docs/admission.md).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import rateLimit from '@fastify/rate-limit';
+import rateLimit, { type FastifyRateLimitStore } from '@fastify/rate-limit';
 import { AppError } from '../../internal/errors.ts';
 import type { AdmissionConfig } from '../../internal/config.ts';
+import type { RateCounters } from '../../storage/rate-counters.ts';
 
 type Checker = ReturnType<FastifyInstance['createRateLimit']>;
 
@@ -35,14 +37,44 @@ async function enforce(check: Checker, request: FastifyRequest, scope: string, l
     { scope, limit, window_s: WINDOW_MS / 1000, retry_after_s: seconds }, seconds);
 }
 
+type StoreCallback = (err: Error | null, res?: { current: number; ttl: number }) => void;
+
+/**
+ * A @fastify/rate-limit store class (the plugin instantiates it) over the control-plane counters: the
+ * plugin's `incr`/`read` callback contract mapped onto RateCounters.hit/peek. Every limiter shares the
+ * one table; their keys are distinct ('ip:…', 'search:…', 'ingest:…').
+ */
+function sharedStore(counters: RateCounters): new () => FastifyRateLimitStore {
+  const reply = (p: Promise<{ hits: number; resetAtMs: number }>, cb: StoreCallback) => {
+    p.then((r) => cb(null, { current: r.hits, ttl: Math.max(0, r.resetAtMs - Date.now()) }), (err: Error) => cb(err));
+  };
+  return class SharedRateStore implements FastifyRateLimitStore {
+    incr(key: string, cb: StoreCallback, timeWindow: number): void {
+      reply(counters.hit(key, timeWindow), cb);
+    }
+
+    read(key: string, cb: StoreCallback): void {
+      reply(counters.peek(key), cb);
+    }
+
+    child(): SharedRateStore {
+      return this;
+    }
+  };
+}
+
 /**
  * Install the limits on the root instance (before the routes are registered, so every route gets the
  * hooks). The per-IP limit runs first (onRequest, before authentication, so floods of bad keys count
  * too); the per-project limits run in preParsing, after the project scope resolved `request.project`
  * and before an upload is read. A limit of 0 is off.
+ * @param counters control-plane counters, used when `cfg.rateLimitStore` is 'shared'
  */
-export async function installRateLimits(app: FastifyInstance, cfg: AdmissionConfig): Promise<void> {
-  await app.register(rateLimit, { global: false });
+export async function installRateLimits(app: FastifyInstance, cfg: AdmissionConfig, counters?: RateCounters): Promise<void> {
+  // Shared counters fail open: a control-plane hiccup must not refuse every request.
+  await app.register(rateLimit, cfg.rateLimitStore === 'shared' && counters
+    ? { global: false, store: sharedStore(counters), skipOnError: true }
+    : { global: false });
   const perIp = cfg.ipPerMin > 0
     ? app.createRateLimit({ max: cfg.ipPerMin, timeWindow: WINDOW_MS, keyGenerator: (req) => `ip:${req.ip}` })
     : undefined;

@@ -12,9 +12,15 @@ export interface ParseLimits {
   ocr: boolean;
   /** Figures extracted per document. Default 200. */
   maxImages: number;
+  /**
+   * Bytes a ZIP-based document (DOCX, XLSX, PPTX, OpenDocument, EPUB) may declare as its unpacked size.
+   * The runner sets half the parse memory bound (inflated XML needs about twice its size as a string,
+   * more as a DOM, so a bigger package would only end at that bound, later). Default 1 GiB.
+   */
+  maxInflatedBytes: number;
 }
 
-export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxPages: 2000, maxOcrPages: 200, ocr: true, maxImages: 200 };
+export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxPages: 2000, maxOcrPages: 200, ocr: true, maxImages: 200, maxInflatedBytes: 2 ** 30 };
 
 let current: ParseLimits = { ...DEFAULT_PARSE_LIMITS };
 

@@ -71,7 +71,7 @@ export class ParseRunner {
     this.size = Math.max(1, opts.size ?? 2);
     this.timeoutMs = opts.timeoutMs ?? 600_000;
     this.maxMemoryMb = opts.maxMemoryMb ?? 2048;
-    this.limits = { ...DEFAULT_PARSE_LIMITS, ...opts.limits };
+    this.limits = { ...DEFAULT_PARSE_LIMITS, maxInflatedBytes: Math.floor(this.maxMemoryMb / 2) * 2 ** 20, ...opts.limits };
   }
 
   private spawn(): Slot {
@@ -235,8 +235,9 @@ export class ParseRunner {
       healthy = true;
       return { doc, chunked, stats: { ms: Date.now() - started, peakRssBytes: peak } };
     } catch (err) {
-      // A parser's own ParseError leaves the child healthy; bounds and crashes already killed it.
-      healthy = err instanceof ParseError && !['parse_timeout', 'document_too_large'].includes(err.errorCode) && slot.child.exitCode === null && this.slots.includes(slot);
+      // A parser's own ParseError (a page count or a zip's declared size over its limit, too) leaves the
+      // child healthy; bounds and crashes already killed it and took it out of the pool.
+      healthy = err instanceof ParseError && slot.child.exitCode === null && slot.child.signalCode === null && this.slots.includes(slot);
       throw err;
     } finally {
       this.release(slot, healthy);

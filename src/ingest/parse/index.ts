@@ -22,7 +22,8 @@ import { parseOdt } from './parse-odt.ts';
 import { parsePptx } from './parse-pptx.ts';
 import { parseRtf } from './parse-rtf.ts';
 import { parseXlsx } from './parse-xlsx.ts';
-import { isCfb, isEncryptedOoxml, isZip, sniffZipFormat } from './zip-sniff.ts';
+import { isCfb, isEncryptedOoxml, isZip, sniffZipFormat, zipInflatedBytes } from './zip-sniff.ts';
+import { parseLimits } from '../isolation/limits.ts';
 import { ParseError, type ParsedDocument, type ParseInput } from './types.ts';
 
 export { ParseError } from './types.ts';
@@ -181,6 +182,13 @@ export async function parseDocument(input: ParseInput, depth = 0): Promise<Parse
     throw isEncryptedOoxml(input.data)
       ? new ParseError(422, 'encrypted_document', `The ${format.toUpperCase()} file is password-protected; upload it without a password.`)
       : new ParseError(415, 'unsupported_format', `The file is a legacy binary Office document (.doc/.xls/.ppt), which is not supported; save it as ${format.toUpperCase()}.`);
+  }
+  if (isZip(input.data)) {
+    const inflated = zipInflatedBytes(input.data);
+    const max = parseLimits().maxInflatedBytes;
+    if (inflated > max) {
+      throw new ParseError(413, 'document_too_large', `The ${format.toUpperCase()} package inflates to ${Math.round(inflated / 2 ** 20)} MB (sizes declared by its parts), more than the ${Math.round(max / 2 ** 20)} MB this server unpacks per document; it looks like a zip bomb.`);
+    }
   }
   let doc: ParsedDocument;
   try {

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import JSZip from 'jszip';
 import { detectFormat, parseDocument, SUPPORTED_EXTENSIONS } from './index.ts';
-import { listZipEntries, storedMimetype } from './zip-sniff.ts';
+import { listZipEntries, storedMimetype, zipInflatedBytes } from './zip-sniff.ts';
 
 const docs = path.resolve(import.meta.dirname, '../../../../shared/data/docs');
 const read = (rel: string) => fs.readFileSync(path.join(docs, rel));
@@ -53,4 +53,14 @@ test('central directory listing and stored mimetype', async () => {
   assert.deepEqual(listZipEntries(other), ['readme.txt']);
   assert.equal(detectFormat('archive.xlsx', other), null);
   await assert.rejects(parseDocument({ data: other, filename: 'archive.xlsx' }), (err: { errorCode: string }) => err.errorCode === 'unsupported_format');
+});
+
+test('zipInflatedBytes sums the declared sizes of the central directory', async () => {
+  const zip = new JSZip();
+  zip.file('a.xml', 'x'.repeat(10_000));
+  zip.file('b/c.txt', 'hello');
+  const data = await zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' });
+  assert.ok(data.length < 1000);
+  assert.equal(zipInflatedBytes(data), 10_005);
+  assert.equal(zipInflatedBytes(Buffer.from('not a zip')), 0);
 });

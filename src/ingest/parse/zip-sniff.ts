@@ -20,11 +20,14 @@ export function isEncryptedOoxml(data: Buffer): boolean {
   return isCfb(data) && data.includes(Buffer.from('EncryptedPackage', 'utf16le'));
 }
 
+/** One central-directory record: entry name and its declared uncompressed size, bytes. */
+export interface ZipEntryInfo { name: string; size: number }
+
 /**
- * Entry names from the ZIP central directory (ZIP64 not supported: returns null), or null when the
+ * Entries of the ZIP central directory (ZIP64 not supported: returns null), or null when the
  * end-of-central-directory record is missing or inconsistent (truncated upload).
  */
-export function listZipEntries(data: Buffer): string[] | null {
+export function readZipDirectory(data: Buffer): ZipEntryInfo[] | null {
   if (!isZip(data) || data.length < 22) return null;
   // EOCD: signature PK\x05\x06, up to 65535 bytes of comment after it.
   const floor = Math.max(0, data.length - 22 - 65535);
@@ -39,16 +42,30 @@ export function listZipEntries(data: Buffer): string[] | null {
   const count = data.readUInt16LE(eocd + 10);
   let offset = data.readUInt32LE(eocd + 16);
   if (offset === 0xffffffff || offset >= data.length) return null;
-  const names: string[] = [];
+  const entries: ZipEntryInfo[] = [];
   for (let n = 0; n < count; n++) {
     if (offset + 46 > data.length || data.readUInt32LE(offset) !== 0x02014b50) return null;
     const nameLen = data.readUInt16LE(offset + 28);
     const extraLen = data.readUInt16LE(offset + 30);
     const commentLen = data.readUInt16LE(offset + 32);
-    names.push(data.toString('utf8', offset + 46, offset + 46 + nameLen));
+    entries.push({ name: data.toString('utf8', offset + 46, offset + 46 + nameLen), size: data.readUInt32LE(offset + 24) });
     offset += 46 + nameLen + extraLen + commentLen;
   }
-  return names;
+  return entries;
+}
+
+/** Entry names from the ZIP central directory, or null (see readZipDirectory). */
+export function listZipEntries(data: Buffer): string[] | null {
+  return readZipDirectory(data)?.map((e) => e.name) ?? null;
+}
+
+/**
+ * Sum of the declared uncompressed sizes of a ZIP's entries, bytes (0 when the directory cannot be
+ * read). A zip bomb declares what it inflates to; jszip checks each entry's inflated length against
+ * its declaration, so a lying header fails that check (or the parse child's memory bound) instead.
+ */
+export function zipInflatedBytes(data: Buffer): number {
+  return (readZipDirectory(data) ?? []).reduce((s, e) => s + e.size, 0);
 }
 
 /**

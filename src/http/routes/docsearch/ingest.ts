@@ -19,7 +19,7 @@ export async function registerIngestRoute(app: FastifyInstance, services: Servic
       schema: {
         tags: ['ingest'], operationId: 'ingestDocument', summary: 'Create an ingestion job for one file',
         description: 'Body: the file as application/octet-stream with Content-Disposition: attachment; filename="x.ext"; or no body and X-Remote-URL.',
-        response: { 201: { $ref: 'PublicJob#' }, 400: ErrorBodySchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 413: ErrorBodySchema },
+        response: { 201: { $ref: 'PublicJob#' }, 400: ErrorBodySchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 413: ErrorBodySchema, 429: ErrorBodySchema },
       },
     }, async (request, reply) => {
       const hdr = request.headers;

@@ -1,0 +1,63 @@
+// SIGKILL trials on both control planes (issue 13 "Done when": 200 kills, heavy files included, SQLite
+// and PostgreSQL, 0 lost or half-visible documents). Runs the crash harness (bench/crash-harness.ts)
+// once per backend with heavy files (8 MB unbroken text, zip bomb, 1,500-page PDF) mixed into the
+// ingests, and reports per backend: kills, jobs, lost / duplicated / half-visible documents, other
+// violations, restart time (spawn to /readyz) and recovery time (readyz to no job pending or
+// processing). PostgreSQL is the throwaway server of test/helpers/postgres.ts. JSON to bench/results/.
+// Run: nice -n 10 npx tsx bench/crash-trials.ts [--iterations 200] [--backends sqlite,postgres]
+//      [--heavy 0.05] [--budget-s 7200] [--seed N]
+import fs from 'node:fs';
+import path from 'node:path';
+import { runCrashScenario, repoRoot, type CrashReport } from './crash-harness.ts';
+import { createTestDatabase } from '../test/helpers/postgres.ts';
+
+const arg = (name: string, dflt: string): string => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : dflt;
+};
+const iterations = Number(arg('--iterations', '200'));
+const heavyShare = Number(arg('--heavy', '0.05'));
+const budgetMs = Number(arg('--budget-s', '7200')) * 1000;
+const seed = process.argv.includes('--seed') ? Number(arg('--seed', '0')) : undefined;
+const backends = arg('--backends', 'sqlite,postgres').split(',');
+
+const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))] : 0; };
+const count = (r: CrashReport, re: RegExp) => r.violations.filter((v) => re.test(v)).length;
+
+/** The per-backend summary line of the report. */
+function summarise(backend: string, r: CrashReport) {
+  const lost = count(r, /was lost|lost its record|has no visible document|seen done, now/);
+  const duplicated = count(r, /duplicated|different jobs/);
+  const halfVisible = count(r, /half visible|orphan|left in state|invisible document/);
+  return {
+    backend, seed: r.seed, kills: r.iterations, jobs: r.jobsCreated, done: r.jobsDone, failed: r.jobsFailed, heavy_ingests: r.heavyIngests,
+    cancels: r.cancels, doc_deletes: r.docDeletes, lost, duplicated, half_visible: halfVisible,
+    other_violations: r.violations.length - lost - duplicated - halfVisible - count(r, /data dir kept/),
+    restart_ms: { p50: pct(r.restartMs, 0.5), max: Math.max(...r.restartMs) },
+    recovery_ms: { p50: pct(r.settleMs, 0.5), p95: pct(r.settleMs, 0.95), max: Math.max(0, ...r.settleMs) },
+    at_kill: r.atKill, duration_s: Math.round(r.durationMs / 1000), violations: r.violations.slice(0, 20),
+  };
+}
+
+const rows = [];
+for (const backend of backends) {
+  const db = backend === 'postgres' ? await createTestDatabase() : undefined;
+  try {
+    const report = await runCrashScenario({
+      maxIterations: iterations, budgetMs, seed, heavyShare, databaseUrl: db?.url,
+      log: (l) => console.error(`[${backend}] ${l}`),
+    });
+    rows.push(summarise(backend, report));
+  } finally {
+    await db?.drop().catch(() => undefined);
+  }
+}
+console.log(JSON.stringify(rows, null, 2));
+console.log('\n| backend | kills | jobs | heavy | lost | duplicated | half-visible | other | restart p50/max ms | recovery p50/p95/max ms |\n|---|---|---|---|---|---|---|---|---|---|');
+for (const r of rows) {
+  console.log(`| ${r.backend} | ${r.kills} | ${r.jobs} | ${r.heavy_ingests} | ${r.lost} | ${r.duplicated} | ${r.half_visible} | ${r.other_violations} | ${r.restart_ms.p50}/${r.restart_ms.max} | ${r.recovery_ms.p50}/${r.recovery_ms.p95}/${r.recovery_ms.max} |`);
+}
+const out = path.join(repoRoot, 'bench', 'results', `crash-trials-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+fs.mkdirSync(path.dirname(out), { recursive: true });
+fs.writeFileSync(out, JSON.stringify(rows, null, 2) + '\n');
+process.exit(rows.some((r) => r.violations.length) ? 1 : 0);
