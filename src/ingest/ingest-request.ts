@@ -3,7 +3,7 @@
 import { stripVTControlCharacters } from 'node:util';
 import { AppError } from '../internal/errors.ts';
 import type { NetGuard } from '../internal/net-guard.ts';
-import { SUPPORTED_EXTENSIONS as SUPPORTED_DOTTED } from './parse/index.ts';
+import { SUPPORTED_EXTENSIONS as SUPPORTED_DOTTED } from './parse/format.ts';
 import { decodeHeaderUtf8, parseAttributeHeaders, type AttributeInput } from '../attributes/ingest-headers.ts';
 
 /** Supported extensions without the dot (the parser table lists them as '.pdf'). */

@@ -18,9 +18,14 @@ export interface ParseLimits {
    * more as a DOM, so a bigger package would only end at that bound, later). Default 1 GiB.
    */
   maxInflatedBytes: number;
+  /**
+   * Tesseract processes one parse may run at once (pages of a document, candidate languages). The
+   * parse runner sets its pool size; default 2 (the worker's default concurrency).
+   */
+  ocrConcurrency: number;
 }
 
-export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxPages: 2000, maxOcrPages: 200, ocr: true, maxImages: 200, maxInflatedBytes: 2 ** 30 };
+export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxPages: 2000, maxOcrPages: 200, ocr: true, maxImages: 200, maxInflatedBytes: 2 ** 30, ocrConcurrency: 2 };
 
 let current: ParseLimits = { ...DEFAULT_PARSE_LIMITS };
 

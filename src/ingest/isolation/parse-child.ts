@@ -8,7 +8,7 @@
 // for ~0.3 s. The child leaves when its parent goes away,
 // so a crashed or killed service never leaves parsers behind.
 import { chunkDocument, type ChunkedDocument } from '../chunking/chunker.ts';
-import { parseDocument } from '../parse/index.ts';
+import { loadParsers, parseDocument } from '../parse/index.ts';
 import { ParseError } from '../parse/types.ts';
 import { setParseLimits, type ParseLimits } from './limits.ts';
 import { CHUNK_PART } from './parse-runner.ts';
@@ -54,8 +54,8 @@ process.on('message', (msg: ParseRequest) => {
     process.send?.(reply);
   })();
 });
-// Load pdfjs's worker code now (it registers globalThis.pdfjsWorker), so the first PDF does not pay
-// for importing it inside its time bound.
+// Load the parsers and pdfjs's worker code now (it registers globalThis.pdfjsWorker), so the first
+// document does not pay for importing them inside its time bound.
 const workerModule: string = 'pdfjs-dist/legacy/build/pdf.worker.mjs'; // untyped: import by a string variable
-await import(workerModule).catch(() => undefined);
+await Promise.all([loadParsers(), import(workerModule).catch(() => undefined)]);
 process.send?.({ ready: true });

@@ -71,7 +71,8 @@ export class ParseRunner {
     this.size = Math.max(1, opts.size ?? 2);
     this.timeoutMs = opts.timeoutMs ?? 600_000;
     this.maxMemoryMb = opts.maxMemoryMb ?? 2048;
-    this.limits = { ...DEFAULT_PARSE_LIMITS, maxInflatedBytes: Math.floor(this.maxMemoryMb / 2) * 2 ** 20, ...opts.limits };
+    // A document's OCR may use as many tesseract processes as the pool has children (issue 15).
+    this.limits = { ...DEFAULT_PARSE_LIMITS, maxInflatedBytes: Math.floor(this.maxMemoryMb / 2) * 2 ** 20, ocrConcurrency: this.size, ...opts.limits };
   }
 
   private spawn(): Slot {

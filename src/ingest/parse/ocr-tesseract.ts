@@ -3,8 +3,11 @@
 // a child process per image: the image goes in on stdin, TSV (one row per word, with its box and
 // confidence) or the OSD report comes back on stdout. Every run has a timeout and is killed on abort,
 // so a pathological image cannot hang a parse. OMP_THREAD_LIMIT=1 keeps one run on one core (parallel
-// OpenMP threads slow tesseract down on a loaded 2-core machine, per the tesseract FAQ).
+// OpenMP threads slow tesseract down on a loaded 2-core machine, per the tesseract FAQ); parallelism
+// comes from running several processes instead (pages of a document, candidate languages), at most
+// `ocrConcurrency` (parse limits; the parse pool's size) at once in this process (issue 15).
 import { execFile, spawn } from 'node:child_process';
+import { parseLimits } from '../isolation/limits.ts';
 
 /** One recognised word; box in pixels of the input image, conf 0..100. */
 export interface OcrWord {
@@ -28,7 +31,7 @@ export interface OcrWord {
 export interface TesseractOptions {
   /** Tesseract language string, e.g. "eng" or "kor+eng" (first = primary). */
   langs: string;
-  /** Page segmentation mode; default 3 (fully automatic, no OSD). */
+  /** Page segmentation mode; default 3 (fully automatic, no OSD); 11 = sparse text (diagrams, slides). */
   psm?: number;
   timeoutMs?: number;
   signal?: AbortSignal;
@@ -55,8 +58,28 @@ export function installedLanguages(refresh = false): Promise<Set<string>> {
   return installed;
 }
 
-/** Run tesseract with `args` on `image` (any format leptonica reads: PNG, JPEG, TIFF, WebP…). */
+let running = 0;
+const waiting: Array<() => void> = [];
+
+/** Run `fn` once fewer than `ocrConcurrency` tesseract processes are running in this process. */
+async function withSlot<T>(fn: () => Promise<T>): Promise<T> {
+  while (running >= Math.max(1, parseLimits().ocrConcurrency)) await new Promise<void>((r) => waiting.push(r));
+  running++;
+  try {
+    return await fn();
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
+}
+
+/** Run tesseract with `args` on `image` (any format leptonica reads: PGM, PNG, JPEG, TIFF, WebP…). */
 function run(image: Buffer, args: string[], timeoutMs: number, signal?: AbortSignal): Promise<string> {
+  if (signal?.aborted) return Promise.reject(new Error('OCR aborted'));
+  return withSlot(() => spawnTesseract(image, args, timeoutMs, signal));
+}
+
+function spawnTesseract(image: Buffer, args: string[], timeoutMs: number, signal?: AbortSignal): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(BINARY, ['stdin', 'stdout', ...args], { env: ENV, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];

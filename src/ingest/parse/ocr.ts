@@ -1,25 +1,38 @@
 // OCR of one image (a scanned PDF page or an uploaded picture) into positioned text runs that the PDF
 // layout code (pdf-layout.ts / pdf-blocks.ts) turns into lines and blocks, so OCR'd text gets the same
-// reading order, heading and paragraph rules as a text layer. Steps:
-//  1. Tesseract OSD guesses the script and rotation; a rotated scan is turned upright with sharp.
-//  2. The script picks the candidate language sets (only installed ones): Han -> Chinese and Japanese
-//     (both tried, the one with the higher confidence wins), Hangul -> Korean+English, Japanese kana ->
-//     Japanese (horizontal + vertical models), Latin/unknown -> English. When more than 20% of the
-//     recognised characters have confidence < 50 (text in a script the model does not read, e.g. Korean
-//     lines in a mostly English page), each other installed CJK set (+ English) is tried and the best
-//     character-weighted confidence wins.
-//  3. Words become runs: one run per word, except that touching CJK words are merged (Tesseract emits
-//     CJK characters as separate "words"; the layout code would otherwise put spaces between them).
+// reading order, heading and paragraph rules as a text layer. Steps (issue 15 made the common case one
+// tesseract run instead of two or more):
+//  0. The picture becomes grey at the requested scale; light-on-dark pictures are inverted and
+//     low-contrast ones stretched (ocr-image-prep.ts).
+//  1. English first: most pages are upright Latin text, and then one run is all it takes. Only when
+//     English reads badly (character-weighted confidence < 60: another script, or a rotated page) does
+//     Tesseract's OSD guess the script and rotation (it costs as much as a recognition run); a rotated
+//     scan is turned upright and read again.
+//  2. The script picks the candidate language sets (only installed ones), run side by side: Han ->
+//     Chinese and Japanese, Hangul -> Korean+English, Japanese kana -> Japanese (horizontal + vertical
+//     models), Latin/unknown -> English. When more than 20% of the characters sit on low-confidence
+//     lines (e.g. Korean lines in a mostly English page), each other installed CJK set (+ English) is
+//     tried. Between readings the higher character-weighted confidence wins, unless one reads 1.5× as
+//     many characters with confidence >= 60 (then that one).
+//  3. When under 60% of the characters are confident, or the picture was light-on-dark (a diagram, a
+//     slide, text scattered over a picture), tesseract's sparse-text mode (psm 11) is run too and its
+//     confidently read words are folded in where the first reading has nothing or read worse.
+//  4. Words become runs (ocr-runs.ts).
 // DOCSEARCH_OCR_LANGS (e.g. "deu+eng") replaces the automatic choice with a fixed language string.
-import sharp from 'sharp';
 import type { TextRun } from './pdf-layout.ts';
 import { detectScript, installedLanguages, recognizeWords, type OcrWord } from './ocr-tesseract.ts';
 import { DEFAULT_CANDIDATES, RETRY_CANDIDATES, SCRIPT_CANDIDATES } from './ocr-languages.ts';
+import { decodeImage, estimateLineHeight, prepareForOcr, rotateImage, type PreparedImage, type RawImage, type RgbImage } from './ocr-image-prep.ts';
+import { groupLines, toRuns } from './ocr-runs.ts';
+
+export type { RawImage } from './ocr-image-prep.ts';
 
 export interface OcrOptions {
   /** Size of the area the image covers, in points (a PDF page); default: 1 px = 1 pt at 72 dpi. */
   widthPt?: number;
   heightPt?: number;
+  /** Resize factor before OCR; default defaultScale() (small text enlarged, up to 2×). */
+  scale?: number;
   signal?: AbortSignal;
   /** Per tesseract run; default 60 s. */
   timeoutMs?: number;
@@ -33,14 +46,29 @@ export interface OcrResult {
   /** Tesseract language string that produced the runs. */
   langs: string;
   chars: number;
+  /** Median height of the recognised words in pixels of the image tesseract read (0: no words). */
+  wordHeightPx: number;
+  /** Scale that was used, and whether the picture was inverted (light text on a dark background). */
+  scale: number;
+  inverted: boolean;
 }
 
 /** Thrown when tesseract (or any language data) is not installed. */
 export class OcrUnavailableError extends Error {}
 
-/** Scripts written without spaces between words (Han, kana) plus CJK and typographic punctuation. */
-const CJK = /[\u2018-\u201f\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]/;
 const LOW_CONF = 50;
+/** English read below this confidence: look at the script and orientation (OSD). */
+const OSD_BELOW = 60;
+/** A candidate language read at or above this confidence (with few unsure lines) ends the search. */
+const SURE = 80;
+/** Words at or above this confidence count as confidently read (sparse-mode decision). */
+const CONFIDENT = 60;
+/** Median word height (px) below which text is too small for tesseract: read again larger. */
+const SMALL_TEXT_PX = 16;
+/** Line height (px) the default scale aims for. */
+const TARGET_LINE_PX = 20;
+/** Word height (px) a re-read aims for (tesseract reads best at x-heights of ~20 px). */
+const TARGET_TEXT_PX = 26;
 
 function candidatesFor(script: string | undefined): string[] {
   return [...(script && Object.hasOwn(SCRIPT_CANDIDATES, script) ? SCRIPT_CANDIDATES[script] : DEFAULT_CANDIDATES)];
@@ -56,25 +84,26 @@ function usable(cands: string[], have: Set<string>): string[] {
   return [...new Set(out)];
 }
 
-/** Words grouped into tesseract lines (block.par.line), in tesseract's reading order. */
-function groupLines(words: OcrWord[]): OcrWord[][] {
-  const lines = new Map<string, OcrWord[]>();
-  for (const w of words) {
-    const key = `${w.block}.${w.par}.${w.line}`;
-    if (!lines.has(key)) lines.set(key, []);
-    lines.get(key)!.push(w);
-  }
-  return [...lines.values()];
+interface Reading {
+  langs: string;
+  words: OcrWord[];
+  confidence: number;
+  chars: number;
+  /** Share of characters on lines whose mean confidence is below LOW_CONF + 10. */
+  lowFraction: number;
+  /** Characters in words read with confidence >= CONFIDENT. */
+  confidentChars: number;
 }
 
 /**
  * Character-weighted mean confidence, and the share of characters on lines whose mean confidence is
  * below LOW_CONF (whole lines in a script the model cannot read score ~25-55; one bad word does not).
  */
-function score(words: OcrWord[]): { confidence: number; chars: number; lowFraction: number } {
+function score(words: OcrWord[]): Omit<Reading, 'langs' | 'words'> {
   let chars = 0;
   let weighted = 0;
   let low = 0;
+  let confidentChars = 0;
   for (const line of groupLines(words)) {
     let n = 0;
     let c = 0;
@@ -82,145 +111,154 @@ function score(words: OcrWord[]): { confidence: number; chars: number; lowFracti
       const len = [...w.text].length;
       n += len;
       c += w.conf * len;
+      if (w.conf >= CONFIDENT) confidentChars += len;
     }
     chars += n;
     weighted += c;
     if (n && c / n < LOW_CONF + 10) low += n;
   }
-  return { confidence: chars ? weighted / chars : 0, chars, lowFraction: chars ? low / chars : 1 };
-}
-
-interface PxBox { text: string; left: number; top: number; right: number; bottom: number }
-
-/** A tesseract line of CJK text set top-to-bottom (a tall, narrow box). */
-function isVertical(line: OcrWord[]): boolean {
-  const left = Math.min(...line.map((w) => w.left));
-  const right = Math.max(...line.map((w) => w.left + w.width));
-  const top = Math.min(...line.map((w) => w.top));
-  const bottom = Math.max(...line.map((w) => w.top + w.height));
-  return bottom - top > 1.5 * (right - left) && line.some((w) => /[\u3040-\u30ff\u3400-\u9fff]/.test(w.text));
+  return { confidence: chars ? weighted / chars : 0, chars, lowFraction: chars ? low / chars : 1, confidentChars };
 }
 
 /**
- * Merge the words of one line that tesseract's text output writes without a space between them (or,
- * when that is unknown, touching CJK words along the writing direction) into one box each.
+ * The main reading with a sparse-mode reading folded in: each confidently read sparse word (>=
+ * CONFIDENT) is added where the main reading has nothing, and replaces the main words it overlaps when
+ * it was read with higher confidence than all of them (text scattered over a picture that page
+ * segmentation skipped or misread). Added words get block numbers past the main reading's, so they
+ * form lines of their own.
  */
-function mergeCjk(line: OcrWord[], vertical: boolean): PxBox[] {
-  const out: PxBox[] = [];
-  for (const w of line) {
-    const box = { text: w.text, left: w.left, top: w.top, right: w.left + w.width, bottom: w.top + w.height };
-    const cur = out.at(-1);
-    const extent = vertical ? box.right - box.left : box.bottom - box.top;
-    const gap = cur ? (vertical ? box.top - cur.bottom : box.left - cur.right) : Infinity;
-    const join = w.spaceBefore !== undefined
-      ? !w.spaceBefore
-      : CJK.test(cur?.text.slice(-1) ?? '') && CJK.test(w.text[0]) && gap < extent * 0.6;
-    if (cur && join) {
-      cur.text += w.text;
-      cur.left = Math.min(cur.left, box.left);
-      cur.top = Math.min(cur.top, box.top);
-      cur.right = Math.max(cur.right, box.right);
-      cur.bottom = Math.max(cur.bottom, box.bottom);
-    } else out.push(box);
+function foldSparse(main: OcrWord[], sparse: OcrWord[]): OcrWord[] {
+  const overlaps = (a: OcrWord, b: OcrWord) =>
+    a.left < b.left + b.width && b.left < a.left + a.width && a.top < b.top + b.height && b.top < a.top + a.height;
+  const offset = Math.max(0, ...main.map((w) => w.block)) + 1;
+  const dropped = new Set<OcrWord>();
+  const added: OcrWord[] = [];
+  for (const w of sparse) {
+    if (w.conf < CONFIDENT || !/[\p{L}\p{N}]/u.test(w.text)) continue;
+    const hit = main.filter((m) => overlaps(m, w));
+    if (hit.some((m) => m.conf >= w.conf)) continue;
+    for (const m of hit) dropped.add(m);
+    added.push({ ...w, block: w.block + offset });
   }
-  return out;
+  return [...main.filter((m) => !dropped.has(m)), ...added];
 }
 
 /**
- * Words -> runs in points with y up. Line "size" is the line box height, snapped to the page's
- * median when within 25% of it (OCR boxes jitter; body lines must share one size for the paragraph
- * rules). When most characters sit on vertical lines (Japanese/Chinese tategaki), the page is turned
- * a quarter: columns become rows, the rightmost column first, so the layout code reads it in order.
+ * Whether reading `a` beats `b`: clearly more confidently read characters (1.5×) wins outright (a
+ * language that reads 9 characters of a page with high confidence must not beat one that reads 50);
+ * otherwise the higher character-weighted confidence, by more than `margin`.
  */
-function toRuns(words: OcrWord[], pxW: number, pxH: number, widthPt: number, heightPt: number): TextRun[] {
-  const lines = groupLines(words);
-  const chars = (l: OcrWord[]) => l.reduce((s, w) => s + [...w.text].length, 0);
-  const verticalChars = lines.filter(isVertical).reduce((s, l) => s + chars(l), 0);
-  const vertical = verticalChars > words.reduce((s, w) => s + [...w.text].length, 0) / 2;
-  const sx = widthPt / pxW;
-  const sy = heightPt / pxH;
-  const boxes = lines.map((l) => mergeCjk(l, vertical && isVertical(l)));
-  const thickness = (bs: PxBox[]) => vertical
-    ? Math.max(...bs.map((b) => b.right)) - Math.min(...bs.map((b) => b.left))
-    : Math.max(...bs.map((b) => b.bottom)) - Math.min(...bs.map((b) => b.top));
-  const heights = boxes.map(thickness).sort((a, b) => a - b);
-  const median = heights[Math.floor(heights.length / 2)] ?? 1;
-  const runs: TextRun[] = [];
-  for (const bs of boxes) {
-    let h = thickness(bs);
-    if (Math.abs(h - median) < median * 0.25) h = median;
-    if (vertical) {
-      // Quarter turn: the column's right edge becomes the baseline height, its top the x position.
-      const right = Math.max(...bs.map((b) => b.right));
-      const size = Math.max(1, Math.round(h * sx * 10) / 10);
-      for (const b of bs) runs.push({ str: b.text, x: b.top * sy, y: right * sx, width: (b.bottom - b.top) * sy, size, hasEOL: false, rotated: false });
-    } else {
-      const bottom = Math.max(...bs.map((b) => b.bottom));
-      const size = Math.max(1, Math.round(h * sy * 10) / 10);
-      const baseline = heightPt - (bottom - h * 0.2) * sy;
-      for (const b of bs) runs.push({ str: b.text, x: b.left * sx, y: baseline, width: (b.right - b.left) * sx, size, hasEOL: false, rotated: false });
+function better(a: Reading, b: Reading, margin = 0): boolean {
+  if (a.confidentChars >= 1.5 * b.confidentChars && a.confidentChars > b.confidentChars) return true;
+  if (b.confidentChars >= 1.5 * a.confidentChars && b.confidentChars > a.confidentChars) return false;
+  return a.confidence > b.confidence + margin;
+}
+
+/**
+ * Default scale of a picture: enough for its text lines (ocr-image-prep.ts estimateLineHeight) to be
+ * ~20 px high, between 1× and 2× (tesseract reads best at x-heights near 20 px; a line of 20 px read
+ * as well as larger ones on ../shared/data/docs/img, at a fraction of the CPU). Without an estimate:
+ * 2× when the long side is under 1,200 px (screenshots, web images), else as is.
+ */
+export function defaultScale(img: RgbImage): number {
+  const line = estimateLineHeight(img);
+  if (line) return Math.min(2, Math.max(1, TARGET_LINE_PX / line));
+  return Math.max(img.width, img.height) < 1200 ? 2 : 1;
+}
+
+/**
+ * Scale for a second reading when the text came out too small for tesseract (median word height
+ * below 16 px), or null when the first reading stands.
+ * @param maxScale the largest scale the caller offers (e.g. 300 dpi / the rendered dpi)
+ */
+export function rereadScale(result: OcrResult, maxScale: number): number | null {
+  if (!result.wordHeightPx || result.wordHeightPx >= SMALL_TEXT_PX) return null;
+  const next = Math.min(maxScale, result.scale * (TARGET_TEXT_PX / result.wordHeightPx));
+  return next > result.scale * 1.2 ? next : null;
+}
+
+/** The language choice of steps 1-3 of the header, on one prepared picture. */
+async function recognise(img: RgbImage, page: PreparedImage, scale: number, have: Set<string>, opts: OcrOptions): Promise<{ best: Reading; page: PreparedImage; rotated: number }> {
+  const fixed = process.env.DOCSEARCH_OCR_LANGS?.trim();
+  const run = async (p: PreparedImage, langs: string, psm = 3): Promise<Reading> => {
+    const words = await recognizeWords(p.ppm, { langs, psm, signal: opts.signal, timeoutMs: opts.timeoutMs });
+    return { langs, words, ...score(words) };
+  };
+  const pick = (rs: Reading[]) => rs.reduce((a, b) => (better(b, a) ? b : a));
+  let rotated = 0;
+  let tried = new Set<string>();
+  let best: Reading;
+  if (fixed) {
+    best = await run(page, fixed);
+  } else {
+    const first = usable([...DEFAULT_CANDIDATES], have)[0] ?? [...have][0];
+    best = await run(page, first);
+    tried.add(first);
+    if (best.confidence < OSD_BELOW) {
+      const osd = await detectScript(page.ppm, { signal: opts.signal });
+      if (osd?.rotate) {
+        rotated = osd.rotate;
+        page = await prepareForOcr(await rotateImage(img, osd.rotate), scale);
+        tried = new Set();
+      }
+      const cands = usable(candidatesFor(osd?.script), have).filter((c) => !tried.has(c));
+      for (const c of cands) tried.add(c);
+      // Candidates in order; the next ones only when the first reads unsurely (Han: Chinese first,
+      // Japanese only when Chinese reads below SURE; a Japanese page's kana read badly as Chinese).
+      const readings: Reading[] = rotated ? [] : [best];
+      for (const c of cands) {
+        const r = await run(page, c);
+        readings.push(r);
+        if (r.confidence >= SURE && r.lowFraction < 0.1) break;
+      }
+      if (readings.length) best = pick(readings);
+    }
+    // Mixed scripts on a text page; a light-on-dark picture (a diagram) goes to sparse mode instead.
+    if (best.chars > 0 && best.lowFraction > 0.2 && !page.inverted) {
+      for (const c of usable([...RETRY_CANDIDATES], have)) {
+        if (tried.has(c)) continue;
+        tried.add(c);
+        const r = await run(page, c);
+        if (better(r, best, 2)) best = r;
+        if (best.lowFraction < 0.1) break;
+      }
     }
   }
-  return runs;
+  if (page.inverted || best.chars === 0 || best.confidentChars < 0.6 * best.chars) {
+    const sparse = await run(page, best.langs, 11);
+    const merged = foldSparse(best.words, sparse.words);
+    best = { langs: best.langs, words: merged, ...score(merged) };
+  }
+  return { best, page, rotated };
 }
 
 /**
  * OCR an image into positioned runs.
- * @param image any format sharp reads (PNG, JPEG, TIFF, WebP…); small images are upscaled 2× first
+ * @param image any format sharp reads (PNG, JPEG, TIFF, WebP…), or raw pixels (a rendered page)
  * @throws OcrUnavailableError when tesseract or its language data is missing; Error on tesseract failure
  */
-export async function ocrImage(image: Buffer, opts: OcrOptions = {}): Promise<OcrResult> {
+export async function ocrImage(image: Buffer | RawImage, opts: OcrOptions = {}): Promise<OcrResult> {
   const have = await installedLanguages();
   if (!have.size) throw new OcrUnavailableError('OCR is not available: install tesseract-ocr and its language packages.');
-  let img = sharp(image, { limitInputPixels: 100_000_000 }).rotate(); // EXIF orientation
-  const meta = await img.metadata();
-  const swapped = (meta.orientation ?? 1) >= 5; // EXIF orientations 5-8 turn the picture by 90°
-  let pxW = (swapped ? meta.height : meta.width) ?? 1;
-  let pxH = (swapped ? meta.width : meta.height) ?? 1;
-  let widthPt = opts.widthPt ?? pxW;
-  let heightPt = opts.heightPt ?? pxH;
-  // Tesseract wants text ~20-30 px high; small pictures (screenshots, web images) are upscaled.
-  const factor = Math.max(pxW, pxH) < 1200 ? 2 : 1;
-  if (factor > 1) img = img.resize({ width: pxW * factor, height: pxH * factor, kernel: 'lanczos3' });
-  if (meta.hasAlpha) img = img.flatten({ background: '#ffffff' });
-  let png = await img.png({ compressionLevel: 1 }).toBuffer();
-  pxW *= factor;
-  pxH *= factor;
-
-  const fixed = process.env.DOCSEARCH_OCR_LANGS?.trim();
-  const osd = fixed ? null : await detectScript(png, { signal: opts.signal });
-  if (osd && osd.rotate) {
-    png = await sharp(png).rotate(osd.rotate).png({ compressionLevel: 1 }).toBuffer();
-    if (osd.rotate % 180) {
-      [pxW, pxH] = [pxH, pxW];
-      [widthPt, heightPt] = [heightPt, widthPt];
-    }
-  }
-  const run = async (langs: string) => {
-    const words = await recognizeWords(png, { langs, signal: opts.signal, timeoutMs: opts.timeoutMs });
-    return { langs, words, ...score(words) };
-  };
-  let cands = fixed ? [fixed] : usable(candidatesFor(osd?.script), have);
-  if (!cands.length) cands = [[...have][0]];
-  let best = null as Awaited<ReturnType<typeof run>> | null;
-  for (const c of cands) {
-    const r = await run(c);
-    if (!best || r.confidence > best.confidence) best = r;
-  }
-  if (!fixed && best && best.chars > 0 && best.lowFraction > 0.2) {
-    const tried = new Set(cands);
-    for (const c of usable([...RETRY_CANDIDATES], have)) {
-      if (tried.has(c)) continue;
-      const r = await run(c);
-      if (r.confidence > best.confidence + 2) best = r;
-      if (best.lowFraction < 0.1) break;
-    }
-  }
-  const words = best!.words.filter((w) => w.conf >= 10 || [...w.text].length > 1);
+  // A reduction happens while decoding; an enlargement when preparing (after the text-size estimate).
+  const shrink = Math.min(1, opts.scale ?? 1);
+  const img = await decodeImage(image, shrink);
+  const scale = opts.scale ?? defaultScale(img);
+  const prepScale = scale / shrink;
+  const prepared = await prepareForOcr(img, prepScale);
+  const { best, page, rotated } = await recognise(img, prepared, prepScale, have, opts);
+  let widthPt = opts.widthPt ?? img.width / shrink;
+  let heightPt = opts.heightPt ?? img.height / shrink;
+  if (rotated % 180) [widthPt, heightPt] = [heightPt, widthPt];
+  const words = best.words.filter((w) => w.conf >= 10 || [...w.text].length > 1);
+  const heights = words.map((w) => w.height).sort((a, b) => a - b);
   return {
-    runs: toRuns(words, pxW, pxH, widthPt, heightPt),
-    confidence: best!.confidence,
-    langs: best!.langs,
-    chars: best!.chars,
+    runs: toRuns(words, page.width, page.height, widthPt, heightPt),
+    confidence: best.confidence,
+    langs: best.langs,
+    chars: best.chars,
+    wordHeightPx: heights[Math.floor(heights.length / 2)] ?? 0,
+    scale,
+    inverted: page.inverted,
   };
 }

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import sharp from 'sharp';
 import { parseLimits } from '../isolation/limits.ts';
-import { ocrImage, OcrUnavailableError } from './ocr.ts';
+import { ocrImage, OcrUnavailableError, rereadScale } from './ocr.ts';
 import { linesToBlocks } from './pdf-blocks.ts';
 import { pageLines, type Line } from './pdf-layout.ts';
 import { ParseError, type ImageAsset, type ParsedDocument } from './types.ts';
@@ -41,19 +41,27 @@ export async function parseImage(data: Buffer, filename = 'image'): Promise<Pars
   }
   const format = meta.format ?? 'unknown';
   const pages = Math.max(1, Math.min(meta.pages ?? 1, parseLimits().maxOcrPages));
-  const lines: Line[] = [];
-  for (let p = 0; p < pages; p++) {
+  const w = meta.width ?? 1000;
+  const h = meta.pageHeight ?? meta.height ?? 1000;
+  const readPage = async (p: number): Promise<Line[]> => {
     const img = pages > 1 ? await sharp(data, { page: p, limitInputPixels: 100_000_000 }).png().toBuffer() : data;
-    let result;
     try {
-      result = await ocrImage(img);
+      let result = await ocrImage(img);
+      // Text too small for tesseract at the default scale: read it again larger (at most 3×, 5,000 px).
+      const larger = rereadScale(result, Math.min(3, 5000 / Math.max(w, h)));
+      if (larger) result = await ocrImage(img, { scale: larger });
+      return pageLines(result.runs, p + 1, [0, 0, w, h]);
     } catch (err) {
       if (err instanceof OcrUnavailableError) throw new ParseError(422, 'no_extractable_text', err.message);
       throw err;
     }
-    const w = meta.width ?? 1000;
-    const h = meta.pageHeight ?? meta.height ?? 1000;
-    lines.push(...pageLines(result.runs, p + 1, [0, 0, w, h]));
+  };
+  // Pages are OCR'd `ocrConcurrency` at a time, side by side, and kept in order.
+  const lines: Line[] = [];
+  const window = Math.max(1, parseLimits().ocrConcurrency);
+  for (let p = 0; p < pages; p += window) {
+    const batch = Array.from({ length: Math.min(window, pages - p) }, (_, i) => readPage(p + i));
+    for (const pageLinesOf of await Promise.all(batch)) lines.push(...pageLinesOf);
   }
   const base = path.basename(filename).replace(/\.[^.]+$/, '').replace(/[^\w.-]+/g, '_').slice(0, 80) || 'image';
   const asset = await figureAsset(data, format, meta.width ?? 0, meta.height ?? 0, base);
@@ -61,12 +69,4 @@ export async function parseImage(data: Buffer, filename = 'image'): Promise<Pars
   if (!blocks.length) throw new ParseError(422, 'no_extractable_text', 'OCR found no text in the image.');
   blocks.unshift({ kind: 'image', text: `[IMAGE: ${asset.name}]`, page: 1, assetName: asset.name });
   return { pages, blocks, images: [asset], imageCount: 1 };
-}
-
-/** PNG, JPEG, TIFF (either byte order) or WebP signature at the start of the bytes. */
-export function isImageData(data: Buffer): boolean {
-  if (data.length < 12) return false;
-  const hex = data.subarray(0, 4).toString('hex');
-  return hex === '89504e47' || hex.startsWith('ffd8ff') || hex === '49492a00' || hex === '4d4d002a' ||
-    (hex === '52494646' && data.subarray(8, 12).toString('latin1') === 'WEBP');
 }

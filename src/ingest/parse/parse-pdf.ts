@@ -2,7 +2,8 @@
 // calling thread (a fake worker), so parsing is CPU work on the caller's thread — the ingest pipeline
 // runs it in an isolated child process (src/ingest/isolation). Per page:
 //   text runs (getTextContent) + graphics (getOperatorList -> pdf-graphics.ts: rules, image placements)
-//   -> no text layer? render + OCR the page (pdf-ocr.ts), the OCR'd words become the runs
+//   -> no text layer? render + OCR the page (pdf-ocr.ts), the OCR'd words become the runs; the OCR of
+//      several pages runs at once (up to the parse limit ocrConcurrency), the rest stays in page order
 //   -> ruled tables (pdf-tables.ts) become Markdown table blocks, their runs leave the text flow
 //   -> image XObjects become PNG figure assets (pdf-images.ts) referenced as `[IMAGE: name]`
 //   -> lines in reading order (pdf-layout.ts) -> blocks for the whole document (pdf-blocks.ts).
@@ -16,8 +17,8 @@ import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import { parseLimits } from '../isolation/limits.ts';
 import { OcrUnavailableError } from './ocr.ts';
 import { linesToBlocks, dropPageFurniture, bodyFontSize } from './pdf-blocks.ts';
-import { pageGraphics } from './pdf-graphics.ts';
-import { extractPageImages, figurePlacements } from './pdf-images.ts';
+import { pageGraphics, type PageGraphics } from './pdf-graphics.ts';
+import { extractPageImages, figurePlacements, pageScan } from './pdf-images.ts';
 import { pageLines, type Line, type TextRun } from './pdf-layout.ts';
 import { lacksTextLayer, ocrPage } from './pdf-ocr.ts';
 import { findTables } from './pdf-tables.ts';
@@ -96,22 +97,46 @@ function blockLine(block: Block, x0: number, x1: number, top: number, size: numb
   return { text: '', x0, x1, y: top, size, page: block.page, column: 0, band: 0, block };
 }
 
-async function readPage(page: PDFPageProxy, n: number, st: DocState): Promise<PageResult> {
+interface PreparedPage {
+  page: PDFPageProxy;
+  n: number;
+  runs: TextRun[];
+  gfx: PageGraphics;
+  /** OCR under way (scanned page): its runs, or null when OCR failed or is unavailable. */
+  ocr: Promise<TextRun[] | null> | null;
+}
+
+/**
+ * First half of reading a page, in page order: text runs and graphics; a page without a text layer
+ * starts its OCR (rendering + tesseract) here and does not wait for it, so the next pages' OCR can run
+ * at the same time (issue 15; tesseract processes are bounded by ocr-tesseract.ts).
+ */
+async function preparePage(page: PDFPageProxy, n: number, st: DocState): Promise<PreparedPage> {
   const limits = parseLimits();
   const content = await page.getTextContent({ includeMarkedContent: false, disableNormalization: false });
-  let runs = (content.items as TextItem[]).map(toRun).filter((r): r is TextRun => r !== null);
+  const runs = (content.items as TextItem[]).map(toRun).filter((r): r is TextRun => r !== null);
   const ops = await page.getOperatorList();
   const gfx = pageGraphics(ops.fnArray, ops.argsArray as unknown[][]);
-  let ocr = false;
+  let ocr: PreparedPage['ocr'] = null;
   if (lacksTextLayer(runs.map((r) => r.str).join('')) && gfx.images.length && limits.ocr && !st.ocrUnavailable && st.ocrPages < limits.maxOcrPages) {
-    try {
-      st.ocrPages++;
-      runs = (await ocrPage(page)).runs;
-      ocr = true;
-    } catch (err) {
-      if (err instanceof OcrUnavailableError) st.ocrUnavailable = true;
-    }
+    st.ocrPages++;
+    ocr = pageScan(page, gfx.images)
+      .then((scan) => ocrPage(page, { scan }))
+      .then((r) => r.runs, (err) => {
+        if (err instanceof OcrUnavailableError) st.ocrUnavailable = true;
+        return null;
+      });
   }
+  return { page, n, runs, gfx, ocr };
+}
+
+/** Second half, in page order: OCR'd runs (when any), tables, figures and lines. */
+async function finishPage(prep: PreparedPage, st: DocState): Promise<PageResult> {
+  const { page, n, gfx } = prep;
+  const limits = parseLimits();
+  const ocrRuns = prep.ocr ? await prep.ocr : null;
+  const ocr = ocrRuns !== null;
+  const runs = ocrRuns ?? prep.runs;
   const body = bodyFontSize(pageLines(runs, n, page.view)) || 10;
   const extra: Line[] = [];
   const tables = findTables(runs, gfx.horizontal, gfx.vertical, body);
@@ -168,12 +193,13 @@ export async function parsePdf(data: Buffer): Promise<ParsedDocument> {
     const st: DocState = { seenImages: new Set(), imagePages: new Map(), imageSeq: 0, ocrPages: 0, ocrUnavailable: false };
     const extracted: PageResult['images'] = [];
     let readablePages = 0;
-    for (let n = 1; n <= pages; n++) {
-      let page: PDFPageProxy | undefined;
+    // Pages are read in order; up to `ocrConcurrency` of them wait for their OCR at once.
+    const window = Math.max(1, limits.ocrConcurrency);
+    const pending: PreparedPage[] = [];
+    const finish = async (p: PreparedPage) => {
       try {
-        page = await doc.getPage(n);
-        const r = await readPage(page, n, st);
-        heights.set(n, r.height);
+        const r = await finishPage(p, st);
+        heights.set(p.n, r.height);
         lines.push(...r.lines);
         extracted.push(...r.images);
         readablePages++;
@@ -181,9 +207,21 @@ export async function parsePdf(data: Buffer): Promise<ParsedDocument> {
         if (err instanceof ParseError) throw err;
         // A damaged page is skipped; the rest of the document is still worth indexing.
       } finally {
-        page?.cleanup();
+        p.page.cleanup();
       }
+    };
+    for (let n = 1; n <= pages; n++) {
+      let page: PDFPageProxy | undefined;
+      try {
+        page = await doc.getPage(n);
+        pending.push(await preparePage(page, n, st));
+      } catch (err) {
+        page?.cleanup();
+        if (err instanceof ParseError) throw err;
+      }
+      while (pending.length > window) await finish(pending.shift()!);
     }
+    while (pending.length) await finish(pending.shift()!);
     if (!readablePages) throw new ParseError(415, 'unreadable_document', 'No page of the PDF could be read.');
     // Images painted on 3+ pages are running decoration (logos): drop them and their references.
     const decorative = new Set(extracted.filter((e) => e.objId && (st.imagePages.get(e.objId)?.size ?? 0) >= 3).map((e) => e.asset.name));

@@ -8,6 +8,7 @@
 import sharp from 'sharp';
 import type { PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { ImagePlacement } from './pdf-graphics.ts';
+import type { RawImage } from './ocr-image-prep.ts';
 
 /** Decoded image as pdfjs hands it over (ImageKind 1 = 1 bit grey, 2 = RGB, 3 = RGBA). */
 interface PdfImageData {
@@ -54,31 +55,36 @@ function lookup(page: PDFPageProxy, id: string): Promise<PdfImageData | null> {
   });
 }
 
-/** Raw pdfjs pixels -> PNG (downscaled to MAX_SIDE), or null when the data is unusable. */
-export async function encodePng(img: PdfImageData): Promise<{ png: Buffer; width: number; height: number } | null> {
+/** Raw pdfjs pixels as RGBA / RGB / grey bytes, or null when the data is unusable. */
+export function rawPixels(img: PdfImageData): RawImage | null {
   const { width, height, kind, data } = img;
   if (!data || !width || !height || width < MIN_PX || height < MIN_PX) return null;
-  if (width * height * 4 > MAX_RAW_BYTES) return null;
-  let channels: 1 | 3 | 4;
-  let pixels: Buffer;
+  if (Math.max(data.length, width * height) > MAX_RAW_BYTES) return null;
   if (kind === 3 || data.length === width * height * 4) {
-    channels = 4;
-    pixels = Buffer.from(data.buffer, data.byteOffset, width * height * 4);
-  } else if (kind === 2 || data.length === width * height * 3) {
-    channels = 3;
-    pixels = Buffer.from(data.buffer, data.byteOffset, width * height * 3);
-  } else if (kind === 1) {
-    // 1 bit per pixel, rows padded to whole bytes; a set bit is white (pdfjs convention).
-    channels = 1;
-    pixels = Buffer.alloc(width * height);
-    const rowBytes = (width + 7) >> 3;
-    for (let y = 0; y < height; y++) {
-      for (let x = 0; x < width; x++) {
-        const bit = (data[y * rowBytes + (x >> 3)] >> (7 - (x & 7))) & 1;
-        pixels[y * width + x] = bit ? 255 : 0;
-      }
+    return { data: new Uint8Array(data.buffer, data.byteOffset, width * height * 4), width, height, channels: 4 };
+  }
+  if (kind === 2 || data.length === width * height * 3) {
+    return { data: new Uint8Array(data.buffer, data.byteOffset, width * height * 3), width, height, channels: 3 };
+  }
+  if (kind !== 1) return null;
+  // 1 bit per pixel, rows padded to whole bytes; a set bit is white (pdfjs convention).
+  const pixels = new Uint8Array(width * height);
+  const rowBytes = (width + 7) >> 3;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const bit = (data[y * rowBytes + (x >> 3)] >> (7 - (x & 7))) & 1;
+      pixels[y * width + x] = bit ? 255 : 0;
     }
-  } else return null;
+  }
+  return { data: pixels, width, height, channels: 1 };
+}
+
+/** Raw pdfjs pixels -> PNG (downscaled to MAX_SIDE), or null when the data is unusable. */
+export async function encodePng(img: PdfImageData): Promise<{ png: Buffer; width: number; height: number } | null> {
+  const raw = rawPixels(img);
+  if (!raw) return null;
+  const { width, height, channels } = raw;
+  const pixels = Buffer.from(raw.data.buffer, raw.data.byteOffset, raw.data.byteLength);
   let pipeline = sharp(pixels, { raw: { width, height, channels } });
   let w = width;
   let h = height;
@@ -111,4 +117,35 @@ export async function extractPageImages(page: PDFPageProxy, placements: ImagePla
     }
   }
   return out;
+}
+
+/** The scan behind a page without a text layer (see pageScan). */
+export interface PageScan {
+  /** Resolution of the page's largest image as painted, pixels per inch. */
+  dpi: number;
+  /**
+   * Its decoded pixels when it alone is the page: covers >= 90% of it, upright (same aspect ratio as
+   * the page) and the page is not rotated. OCR can then read them without rendering the page.
+   */
+  pixels: RawImage | null;
+}
+
+/**
+ * The scan of a page: resolution of the largest image it paints (geometric mean over both axes, so
+ * an image painted sideways still gives its true resolution) and, for a page that is just that image,
+ * its pixels. Null when the page paints no readable image. Call after page.getOperatorList().
+ */
+export async function pageScan(page: PDFPageProxy, placements: ImagePlacement[]): Promise<PageScan | null> {
+  const area = (p: ImagePlacement) => (p.x1 - p.x0) * (p.y1 - p.y0);
+  const largest = [...placements].sort((a, b) => area(b) - area(a))[0];
+  if (!largest || area(largest) <= 0) return null;
+  const data = largest.objId ? await lookup(page, largest.objId) : (largest.inline as PdfImageData | undefined) ?? null;
+  if (!data?.width || !data.height) return null;
+  const dpi = Math.sqrt((data.width * data.height) / (area(largest) / (72 * 72)));
+  const [vx0, vy0, vx1, vy1] = page.view;
+  const pageW = vx1 - vx0;
+  const pageH = vy1 - vy0;
+  const upright = Math.abs((data.width / data.height) / (pageW / pageH) - 1) < 0.03;
+  const whole = placements.length === 1 && area(largest) >= 0.9 * pageW * pageH && upright && !page.rotate;
+  return { dpi, pixels: whole ? rawPixels(data) : null };
 }

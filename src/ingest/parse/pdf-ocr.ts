@@ -1,13 +1,21 @@
 // OCR of PDF pages that have no text layer (scans, photographed pages, "print to image" exports).
 // The page is rendered by pdfjs onto an @napi-rs/canvas canvas (prebuilt native binary shipped in the
-// npm package; pdfjs's Node build uses it by default) at 300 dpi, capped at 5,000 px on the long side
-// and 25 Mpx in all, encoded as PNG and read by ocr.ts. The rendered image only lives in memory for
-// the OCR: page images are never stored. Runs come back in the page's own coordinates.
+// npm package; pdfjs's Node build uses it by default) and its pixels are read by ocr.ts. The rendered
+// image only lives in memory for the OCR: page images are never stored. Runs come back in the page's
+// own coordinates.
+// Resolution per page (issue 15): 300 dpi took twice the CPU of 200 dpi and read the scans of
+// ../shared/data/docs no better (docs/ocr.md), so a page is rendered at 200 dpi, or at the scan's own
+// resolution when that is lower (never below 150 dpi: upsampling a 93-dpi fax adds nothing). When the
+// text comes out small (median word under 16 px high, i.e. below ~8 pt at 200 dpi) the page is
+// rendered again larger, up to 300 dpi. Always capped at 5,000 px on the long side and 25 Mpx.
 import { createCanvas } from '@napi-rs/canvas';
 import type { PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { ocrImage, type OcrResult } from './ocr.ts';
+import { ocrImage, rereadScale, type OcrResult, type RawImage } from './ocr.ts';
+import type { PageScan } from './pdf-images.ts';
 
-const DPI = 300;
+const BASE_DPI = 200;
+const MIN_DPI = 150;
+const MAX_DPI = 300;
 const MAX_SIDE = 5000;
 const MAX_PIXELS = 25_000_000;
 
@@ -16,10 +24,19 @@ export function lacksTextLayer(text: string): boolean {
   return (text.match(/[\p{L}\p{N}]/gu)?.length ?? 0) < 10;
 }
 
-/** Render a page to PNG at up to 300 dpi; returns the PNG and its pixel size. */
-export async function renderPage(page: PDFPageProxy): Promise<{ png: Buffer; width: number; height: number }> {
+/**
+ * DPI to render a scanned page at first.
+ * @param nativeDpi resolution of the page's scan image (pdf-images.ts scanDpi), null when unknown
+ */
+export function renderDpi(nativeDpi: number | null): number {
+  if (!nativeDpi || !Number.isFinite(nativeDpi)) return BASE_DPI;
+  return Math.round(Math.min(BASE_DPI, Math.max(MIN_DPI, nativeDpi)));
+}
+
+/** Render a page at up to `dpi` (default 300) into raw RGBA pixels. */
+export async function renderPage(page: PDFPageProxy, dpi = MAX_DPI): Promise<RawImage & { dpi: number }> {
   const base = page.getViewport({ scale: 1 });
-  let scale = DPI / 72;
+  let scale = dpi / 72;
   scale = Math.min(scale, MAX_SIDE / Math.max(base.width, base.height));
   scale = Math.min(scale, Math.sqrt(MAX_PIXELS / (base.width * base.height)));
   const viewport = page.getViewport({ scale });
@@ -28,20 +45,34 @@ export async function renderPage(page: PDFPageProxy): Promise<{ png: Buffer; wid
   ctx.fillStyle = '#ffffff';
   ctx.fillRect(0, 0, canvas.width, canvas.height);
   await page.render({ canvasContext: ctx as unknown as CanvasRenderingContext2D, viewport, canvas: canvas as unknown as HTMLCanvasElement }).promise;
-  const png = await canvas.encode('png');
-  return { png, width: canvas.width, height: canvas.height };
+  const pixels = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+  return { data: new Uint8Array(pixels.buffer, pixels.byteOffset, pixels.byteLength), width: canvas.width, height: canvas.height, channels: 4, dpi: scale * 72 };
 }
 
 /**
  * OCR one page into runs in PDF user space (points, y up, offset by the page box origin).
+ * @param opts.scan the page's scan (pdf-images.ts pageScan), when known: its resolution picks the
+ *   render dpi, and a page that is just one upright image is read from that image's pixels, scaled
+ *   to the same dpi, without rendering the page
  * @throws OcrUnavailableError when tesseract is missing; Error when rendering or OCR fails
  */
-export async function ocrPage(page: PDFPageProxy, signal?: AbortSignal): Promise<OcrResult> {
+export async function ocrPage(page: PDFPageProxy, opts: { scan?: PageScan | null; signal?: AbortSignal } = {}): Promise<OcrResult> {
   const [vx0, vy0] = page.view;
-  const { png } = await renderPage(page);
   // The rendered image follows the page's /Rotate, so its size in points is the rotated viewport's.
   const base = page.getViewport({ scale: 1 });
-  const result = await ocrImage(png, { widthPt: base.width, heightPt: base.height, signal });
+  const scan = opts.scan ?? null;
+  const first = renderDpi(scan?.dpi ?? null);
+  const read = async (dpi: number) => {
+    const ocrOpts = { widthPt: base.width, heightPt: base.height, signal: opts.signal };
+    if (scan?.pixels) return ocrImage(scan.pixels, { ...ocrOpts, scale: dpi / scan.dpi });
+    const raw = await renderPage(page, dpi);
+    return ocrImage(raw, { ...ocrOpts, scale: 1 });
+  };
+  let result = await read(first);
+  // rereadScale works in the image's own scale: the scan's pixels, or the rendered page at `first` dpi.
+  const unit = scan?.pixels ? scan.dpi : first;
+  const larger = rereadScale(result, MAX_DPI / unit);
+  if (larger) result = await read(larger * unit);
   for (const r of result.runs) {
     r.x += vx0;
     r.y += vy0;
