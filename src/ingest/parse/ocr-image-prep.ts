@@ -1,15 +1,13 @@
 // Image preparation for OCR (issue 15): every picture or rendered page becomes 8-bit RGB at the scale
 // the OCR asked for, handed to tesseract as binary PPM (no compression: encoding a PNG of a 300-dpi
 // page took longer than reading it). Colour stays: tesseract's own grey conversion and thresholding
-// read coloured table headers that a grey conversion by sharp lost (dark text on light blue). Light-on-dark pictures (white text on a black or dark
-// background, such as slides, screenshots and diagrams) are inverted: tesseract's models are trained on
-// dark text on a light background and read almost nothing of the original (an inverted picture goes
-// as grey: inverting the colours of a diagram read worse). The background is what
-// most pixels are: when the median luminance is below 128 the picture is dark. Low-contrast pictures (even
-// the darkest and lightest 0.1% of the pixels lie less than 100 of 255 grey levels apart, e.g. a faded
-// scan or grey text on grey) are stretched to the full range so that tesseract's Otsu binarisation
-// separates ink from paper. (Text covers only a few per cent of a page, so the percentiles must be
-// extreme ones: at 2%/98% a page of black text on white already looks "low-contrast".)
+// read coloured table headers (dark text on light blue) that a grey conversion by sharp lost.
+// Light-on-dark pictures (white text on a black or dark background: slides, screenshots, diagrams)
+// are inverted, as grey: tesseract's models are trained on dark text on a light background and read
+// almost nothing of the original (inverting the colours instead read worse on the diagrams tried).
+// The background is what most pixels are: when the median luminance is below 128 the picture is dark.
+// Low contrast needs nothing: tesseract's own Otsu thresholding read synthetic text 3 grey levels
+// from its background (#979797 on #9a9a9a), so pictures are not stretched or binarised here.
 import sharp from 'sharp';
 
 /** Decoded pixels, e.g. a page rendered by pdfjs on a canvas (RGBA). */
@@ -35,12 +33,9 @@ export interface PreparedImage {
   /** Scale from the decoded picture to the PPM. */
   scale: number;
   inverted: boolean;
-  stretched: boolean;
 }
 
 const LIMIT_PIXELS = 100_000_000;
-/** Spread (0.1th..99.9th percentile of grey) below which the picture counts as low-contrast. */
-const LOW_CONTRAST_SPREAD = 100;
 
 /**
  * Decode an encoded picture (any format sharp reads) or raw pixels into RGB.
@@ -133,37 +128,22 @@ export function estimateLineHeight(img: RgbImage): number | null {
 }
 
 /**
- * Scale, invert when dark, stretch when low in contrast, and encode as PGM.
+ * Scale, invert when dark, and encode for tesseract (PPM; PGM when inverted).
  * @param scale resize factor (1 = as is); lanczos3 when enlarging, as tesseract wants text ~20-30 px high
  */
 export async function prepareForOcr(img: RgbImage, scale = 1): Promise<PreparedImage> {
-  const { median, low, high } = lumaStats(img);
-  const inverted = median < 128;
-  const stretched = high - low < LOW_CONTRAST_SPREAD && high > low;
+  const inverted = lumaStats(img).median < 128;
   const width = Math.max(1, Math.round(img.width * scale));
   const height = Math.max(1, Math.round(img.height * scale));
   let pipeline = sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 }, limitInputPixels: LIMIT_PIXELS });
   if (width !== img.width || height !== img.height) pipeline = pipeline.resize({ width, height, kernel: 'lanczos3' });
   const { data: rgb, info } = await pipeline.raw().toBuffer({ resolveWithObject: true });
-  const lut = new Uint8Array(256);
-  const lo = stretched ? low : 0;
-  const span = stretched ? high - low : 255;
-  for (let v = 0; v < 256; v++) {
-    const st = Math.min(255, Math.max(0, Math.round(((v - lo) * 255) / span)));
-    lut[v] = inverted ? 255 - st : st;
-  }
-  let body: Buffer;
-  let magic: string;
+  let body = rgb;
   if (inverted) {
     // Light on dark: grey, then inverted (inverting the colours read worse on the diagrams tried).
     body = Buffer.allocUnsafe(info.width * info.height);
-    for (let i = 0, j = 0; j < body.length; i += 3, j++) body[j] = lut[(rgb[i] * 77 + rgb[i + 1] * 150 + rgb[i + 2] * 29) >> 8];
-    magic = 'P5';
-  } else {
-    if (stretched) for (let i = 0; i < rgb.length; i++) rgb[i] = lut[rgb[i]];
-    body = rgb;
-    magic = 'P6';
+    for (let i = 0, j = 0; j < body.length; i += 3, j++) body[j] = 255 - ((rgb[i] * 77 + rgb[i + 1] * 150 + rgb[i + 2] * 29) >> 8);
   }
-  const header = Buffer.from(`${magic}\n${info.width} ${info.height}\n255\n`, 'latin1');
-  return { ppm: Buffer.concat([header, body]), width: info.width, height: info.height, scale, inverted, stretched };
+  const header = Buffer.from(`${inverted ? 'P5' : 'P6'}\n${info.width} ${info.height}\n255\n`, 'latin1');
+  return { ppm: Buffer.concat([header, body]), width: info.width, height: info.height, scale, inverted };
 }

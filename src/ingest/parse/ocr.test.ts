@@ -1,10 +1,13 @@
 // OCR of real pictures (../shared/data/docs/img) through tesseract: English, Simplified Chinese,
-// mixed English + Korean, vertical Japanese. Each must yield its text in reading order.
+// mixed English + Korean, vertical Japanese, a light-on-dark diagram, a picture turned sideways. Each
+// must yield its text in reading order.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import sharp from 'sharp';
 import { parseDocument } from './index.ts';
+import { ocrImage } from './ocr.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
 const imgDir = path.resolve(repoRoot, '../shared/data/docs/img');
@@ -45,4 +48,25 @@ test('a picture of a table yields its cell text', async () => {
   const { all } = await text('table-multi-row-column-cells.png');
   assert.match(all, /Low Vision/);
   assert.match(all, /Dexterity/);
+});
+
+test('light-on-dark picture: inverted and read, scattered labels included', async () => {
+  // ../shared/data/docs/html/example_image_01.png: white and coloured labels on a black diagram.
+  const doc = await parseDocument({ data: fs.readFileSync(path.resolve(imgDir, '../html/example_image_01.png')), filename: 'example_image_01.png' });
+  const all = doc.blocks.filter((b) => b.kind !== 'image').map((b) => b.text).join('\n');
+  for (const word of ['JSON', 'Figures', 'Chunking', 'LangChain', 'Your', 'App']) assert.match(all, new RegExp(`\\b${word}\\b`), all);
+});
+
+test('a picture turned a quarter is put upright (OSD) and read', async () => {
+  const turned = await sharp(fs.readFileSync(path.join(imgDir, 'tika_testOCR.png'))).rotate(90).png().toBuffer();
+  const doc = await parseDocument({ data: turned, filename: 'turned.png' });
+  assert.match(doc.blocks.filter((b) => b.kind !== 'image').map((b) => b.text).join('\n'), /This file contains some words/);
+});
+
+test('small text is read at a larger scale; large text as is', async () => {
+  const small = await ocrImage(fs.readFileSync(path.join(imgDir, 'layout-parser-paper-with-table.jpg')));
+  assert.equal(small.scale, 2, 'lines ~6 px high are enlarged to the 2× cap');
+  const large = await ocrImage(fs.readFileSync(path.join(imgDir, 'tika_testOCR.png')));
+  assert.equal(large.scale, 1);
+  assert.equal(large.inverted, false);
 });

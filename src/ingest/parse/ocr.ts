@@ -5,9 +5,10 @@
 //  0. The picture becomes grey at the requested scale; light-on-dark pictures are inverted and
 //     low-contrast ones stretched (ocr-image-prep.ts).
 //  1. English first: most pages are upright Latin text, and then one run is all it takes. Only when
-//     English reads badly (character-weighted confidence < 60: another script, or a rotated page) does
-//     Tesseract's OSD guess the script and rotation (it costs as much as a recognition run); a rotated
-//     scan is turned upright and read again.
+//     English reads badly (character-weighted confidence < 60: another script, or a rotated page), or
+//     most of its lines stand taller than wide (a page turned a quarter, which tesseract reads but
+//     with its lines on end), does Tesseract's OSD guess the script and rotation (it costs as much as a
+//     recognition run); a rotated scan is turned upright and read again.
 //  2. The script picks the candidate language sets (only installed ones), run side by side: Han ->
 //     Chinese and Japanese, Hangul -> Korean+English, Japanese kana -> Japanese (horizontal + vertical
 //     models), Latin/unknown -> English. When more than 20% of the characters sit on low-confidence
@@ -48,6 +49,9 @@ export interface OcrResult {
   chars: number;
   /** Median height of the recognised words in pixels of the image tesseract read (0: no words). */
   wordHeightPx: number;
+  /** Size of the page the runs lie on, points (swapped from the input's when OSD turned it upright). */
+  widthPt: number;
+  heightPt: number;
   /** Scale that was used, and whether the picture was inverted (light text on a dark background). */
   scale: number;
   inverted: boolean;
@@ -93,6 +97,8 @@ interface Reading {
   lowFraction: number;
   /** Characters in words read with confidence >= CONFIDENT. */
   confidentChars: number;
+  /** Share of characters on lines of 3+ characters that stand taller than wide (a page on its side). */
+  sidewaysFraction: number;
 }
 
 /**
@@ -104,6 +110,7 @@ function score(words: OcrWord[]): Omit<Reading, 'langs' | 'words'> {
   let weighted = 0;
   let low = 0;
   let confidentChars = 0;
+  let sideways = 0;
   for (const line of groupLines(words)) {
     let n = 0;
     let c = 0;
@@ -116,8 +123,11 @@ function score(words: OcrWord[]): Omit<Reading, 'langs' | 'words'> {
     chars += n;
     weighted += c;
     if (n && c / n < LOW_CONF + 10) low += n;
+    const w = Math.max(...line.map((x) => x.left + x.width)) - Math.min(...line.map((x) => x.left));
+    const h = Math.max(...line.map((x) => x.top + x.height)) - Math.min(...line.map((x) => x.top));
+    if (n >= 3 && h > 1.5 * w) sideways += n;
   }
-  return { confidence: chars ? weighted / chars : 0, chars, lowFraction: chars ? low / chars : 1, confidentChars };
+  return { confidence: chars ? weighted / chars : 0, chars, lowFraction: chars ? low / chars : 1, confidentChars, sidewaysFraction: chars ? sideways / chars : 0 };
 }
 
 /**
@@ -194,7 +204,8 @@ async function recognise(img: RgbImage, page: PreparedImage, scale: number, have
     const first = usable([...DEFAULT_CANDIDATES], have)[0] ?? [...have][0];
     best = await run(page, first);
     tried.add(first);
-    if (best.confidence < OSD_BELOW) {
+    // Tesseract reads a page turned a quarter line by line too, but its lines then stand upright.
+    if (best.confidence < OSD_BELOW || best.sidewaysFraction > 0.5) {
       const osd = await detectScript(page.ppm, { signal: opts.signal });
       if (osd?.rotate) {
         rotated = osd.rotate;
@@ -258,6 +269,8 @@ export async function ocrImage(image: Buffer | RawImage, opts: OcrOptions = {}):
     langs: best.langs,
     chars: best.chars,
     wordHeightPx: heights[Math.floor(heights.length / 2)] ?? 0,
+    widthPt,
+    heightPt,
     scale,
     inverted: page.inverted,
   };

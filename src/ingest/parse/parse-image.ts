@@ -50,7 +50,7 @@ export async function parseImage(data: Buffer, filename = 'image'): Promise<Pars
       // Text too small for tesseract at the default scale: read it again larger (at most 3×, 5,000 px).
       const larger = rereadScale(result, Math.min(3, 5000 / Math.max(w, h)));
       if (larger) result = await ocrImage(img, { scale: larger });
-      return pageLines(result.runs, p + 1, [0, 0, w, h]);
+      return pageLines(result.runs, p + 1, [0, 0, result.widthPt, result.heightPt]);
     } catch (err) {
       if (err instanceof OcrUnavailableError) throw new ParseError(422, 'no_extractable_text', err.message);
       throw err;
