@@ -19,7 +19,8 @@
 //   --scale F    multiply the request counts by F (e.g. 0.25 for a quick run while iterating)
 //   --cpu-prof D start the server with `node --cpu-prof --cpu-prof-dir D` (profile written on exit)
 //   --only K     measure only request kind K (default|filled), e.g. while profiling one path
-//   --dump FILE  write every (request, response) of a fixed query set to FILE (before/after comparisons)
+//   --dump FILE  write every (request, response) of a fixed query set to FILE (before/after comparisons);
+//                --dump-queries N sets its size (default 40 queries × 6 request kinds)
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -37,6 +38,7 @@ const CHUNKS_PER_DOC = 20;
 const DOCS = argOf('--docs') ? Number(argOf('--docs')) : Math.ceil(Number(argOf('--chunks') ?? 100_000) / CHUNKS_PER_DOC);
 const ONLY = argOf('--only');
 const DUMP = argOf('--dump');
+const DUMP_QUERIES = Number(argOf('--dump-queries') ?? 40);
 const KEEP = process.argv.includes('--keep');
 const REUSE = argOf('--reuse');
 const SCALE = Number(argOf('--scale') ?? 1);
@@ -213,12 +215,12 @@ async function main(): Promise<void> {
 }
 
 /**
- * Write the outputs of a fixed set of requests (first 40 queries × default/filled × standard/advanced, plus
+ * Write the outputs of a fixed set of requests (first DUMP_QUERIES queries × default/filled × standard/advanced, plus
  * json format) to `file`, so that two builds of the service can be compared for identical results.
  */
 async function dumpOutputs(base: string, apiKey: string, queries: string[], file: string): Promise<void> {
   const out: unknown[] = [];
-  for (let i = 0; i < 40; i++) {
+  for (let i = 0; i < Math.min(DUMP_QUERIES, queries.length); i++) {
     for (const tier of ['standard', 'advanced']) {
       for (const [kind, extra] of Object.entries({ ...BODIES, json: { min_relevance: 0, format: 'json' } })) {
         const body = { query: queries[i], retrieval_tier: tier, ...extra };
