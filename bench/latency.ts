@@ -1,18 +1,26 @@
-// Search latency, throughput and memory at 100k chunks (DESIGN.md §8, §9). Builds a synthetic but
-// realistic namespace (bench/lib/synthetic.ts: 5 000 documents × 20 chunks of real SciFact sentences) in a
-// temp data dir, optimises it (FTS + IVF_HNSW_SQ index, as the maintainer would), then starts the real
-// server as a separate process (`node --import tsx src/main.ts`, role api) and measures, warm:
-//   - standard and advanced search through the HTTP API (default request body: prompt_ready context,
-//     min_relevance 0.3, 5 000-token target) at 1 and 8 concurrent clients: p50/p95/p99, searches/s;
+// Search latency, throughput and memory at 10k, 100k or 1M chunks (DESIGN.md §8, §9; issue 15). Builds a
+// synthetic but realistic namespace (bench/lib/synthetic.ts: documents × 20 chunks of real SciFact
+// sentences) in a temp data dir, optimises it (FTS + IVF_HNSW_SQ index, as the maintainer would), then
+// starts the real server as a separate process (`node --import tsx src/main.ts`, role api) and measures, warm:
+//   - search through the HTTP API at 1 and 8 concurrent clients: p50/p95/p99, searches/s, and beside every
+//     row the mean number of hits (result_count) and of context tokens (tokens_estimated), for
+//       default: the default request body (prompt_ready, min_relevance 0.3, 5 000-token target);
+//       filled:  `min_relevance: 0`, so the context is filled to target_tokens (5 000) — what a search
+//                costs once the context holds real evidence (issue 15);
+//     on the standard and the advanced tier;
 //   - LanceDB queried directly on the same table in the same run (the engine part of standard search:
-//     vector top-100 ∥ BM25 top-100 with the same parameters), reported as a ratio;
+//     vector top-100 ∥ BM25 top-100 with the same parameters), each HTTP row given as a ratio to it;
 //   - the server's resident memory (VmRSS) and peak (VmHWM) from /proc.
-// Prints tables; writes bench/results/latency.json.
-// Usage: npm run bench:latency [-- --docs N] [--keep] [--reuse DIR] [--scale F] [--cpu-prof DIR]
+// Prints tables; writes bench/results/latency[-<chunks>].json.
+// Usage: npm run bench:latency [-- --chunks N] [--keep] [--reuse DIR] [--scale F] [--cpu-prof DIR]
+//   --chunks N   namespace size (default 100000; 10000 and 1000000 for the growth curve; 20 chunks a doc)
 //   --keep       keep the built data dir (its path and keys go to DIR/bench-latency-state.json)
 //   --reuse DIR  skip the build and measure the namespace kept in DIR by an earlier --keep run
 //   --scale F    multiply the request counts by F (e.g. 0.25 for a quick run while iterating)
 //   --cpu-prof D start the server with `node --cpu-prof --cpu-prof-dir D` (profile written on exit)
+//   --only K     measure only request kind K (default|filled), e.g. while profiling one path
+//   --dump FILE  write every (request, response) of a fixed query set to FILE (before/after comparisons);
+//                --dump-queries N sets its size (default 40 queries × 6 request kinds)
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -25,22 +33,30 @@ import { createBenchProject, startBenchApp } from './lib/bench-app.ts';
 import { percentile } from './lib/quality.ts';
 import { writeSyntheticCorpus } from './lib/synthetic.ts';
 
-const ai = process.argv.indexOf('--docs');
-const DOCS = ai >= 0 ? Number(process.argv[ai + 1]) : 5000;
-const CHUNKS_PER_DOC = 20;
 const argOf = (name: string): string | undefined => { const i = process.argv.indexOf(name); return i >= 0 ? process.argv[i + 1] : undefined; };
+const CHUNKS_PER_DOC = 20;
+const DOCS = argOf('--docs') ? Number(argOf('--docs')) : Math.ceil(Number(argOf('--chunks') ?? 100_000) / CHUNKS_PER_DOC);
+const ONLY = argOf('--only');
+const DUMP = argOf('--dump');
+const DUMP_QUERIES = Number(argOf('--dump-queries') ?? 40);
 const KEEP = process.argv.includes('--keep');
 const REUSE = argOf('--reuse');
 const SCALE = Number(argOf('--scale') ?? 1);
 const CPU_PROF = argOf('--cpu-prof');
 const STATE_FILE = 'bench-latency-state.json';
 interface KeptState { dataDir: string; secret: string; accountKey: string; apiKey: string; namespace: string; chunks: number; docs: number; writeSeconds: number; optimizeSeconds: number }
-const RUNS: Array<{ tier: 'standard' | 'advanced'; clients: number; requests: number }> = [
-  { tier: 'standard', clients: 1, requests: 400 },
-  { tier: 'standard', clients: 8, requests: 1600 },
-  { tier: 'advanced', clients: 1, requests: 200 },
-  { tier: 'advanced', clients: 8, requests: 400 },
-];
+type Kind = 'default' | 'filled';
+/** Request bodies beside the query: the default one, and one whose context is filled to target_tokens. */
+const BODIES: Record<Kind, Record<string, unknown>> = { default: {}, filled: { min_relevance: 0, target_tokens: 5000 } };
+const RUNS: Array<{ tier: 'standard' | 'advanced'; kind: Kind; clients: number; requests: number }> = ([
+  { tier: 'standard', kind: 'default', clients: 1, requests: 400 },
+  { tier: 'standard', kind: 'default', clients: 8, requests: 800 },
+  { tier: 'standard', kind: 'filled', clients: 1, requests: 400 },
+  { tier: 'standard', kind: 'filled', clients: 8, requests: 800 },
+  { tier: 'advanced', kind: 'default', clients: 1, requests: 200 },
+  { tier: 'advanced', kind: 'filled', clients: 1, requests: 200 },
+  { tier: 'advanced', kind: 'filled', clients: 8, requests: 400 },
+] as const).filter((r) => !ONLY || r.kind === ONLY);
 
 interface Stats { p50: number; p95: number; p99: number; perSecond: number; n: number; errors: number }
 
@@ -130,21 +146,29 @@ async function main(): Promise<void> {
       if (i > 600) throw new Error('server did not become ready in 60 s');
       await new Promise((r) => setTimeout(r, 100));
     }
-    const search = async (i: number, tier: string) => {
+    // Every response's hit count and context tokens are summed per run (shown beside the latency).
+    const seen = { hits: 0, tokens: 0, n: 0 };
+    const search = async (i: number, tier: string, kind: Kind) => {
       const res = await fetch(`${base}/v3/docsearch/search`, {
         method: 'POST', headers: { authorization: `Bearer ${project.apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ query: queries[i % queries.length], retrieval_tier: tier }),
+        body: JSON.stringify({ query: queries[i % queries.length], retrieval_tier: tier, ...BODIES[kind] }),
       });
-      await res.arrayBuffer();
+      const body = (await res.json()) as { result_count?: number; tokens_estimated?: number };
+      seen.hits += body.result_count ?? 0;
+      seen.tokens += body.tokens_estimated ?? 0;
+      seen.n++;
       return res.status === 200;
     };
     const n = (x: number) => Math.max(8, Math.round(x * SCALE));
-    await load(2, 100, (i) => search(i + 500, 'standard'));
-    await load(2, 50, (i) => search(i + 600, 'advanced'));
-    const http: Array<Record<string, unknown>> = [];
+    if (DUMP) await dumpOutputs(base, project.apiKey, queries, DUMP);
+    await load(2, 100, (i) => search(i + 500, 'standard', 'filled'));
+    await load(2, 50, (i) => search(i + 600, 'advanced', 'filled'));
+    const http: Array<Stats & { engine: string; tier: string; request: Kind; clients: number; hits: number; tokens: number }> = [];
     for (const run of RUNS) {
-      const st = await load(run.clients, n(run.requests), (i) => search(i, run.tier));
-      http.push({ engine: 'docsearch HTTP', tier: run.tier, clients: run.clients, ...st });
+      Object.assign(seen, { hits: 0, tokens: 0, n: 0 });
+      const st = await load(run.clients, n(run.requests), (i) => search(i, run.tier, run.kind));
+      const mean = (x: number) => Number((x / Math.max(1, seen.n)).toFixed(1));
+      http.push({ engine: 'docsearch HTTP', tier: run.tier, request: run.kind, clients: run.clients, ...st, hits: mean(seen.hits), tokens: mean(seen.tokens) });
       console.log(JSON.stringify(http[http.length - 1]));
     }
     const memory = memoryOf(child.pid!);
@@ -168,22 +192,45 @@ async function main(): Promise<void> {
     const lance8 = await load(8, n(1600), direct);
     table.close();
     db.close();
-    const engine = [{ engine: 'LanceDB direct (vector ∥ BM25, top 100 each)', tier: 'engine only', clients: 1, ...lance1 }, { engine: 'LanceDB direct (vector ∥ BM25, top 100 each)', tier: 'engine only', clients: 8, ...lance8 }];
-    const std1 = http.find((h) => h.tier === 'standard' && h.clients === 1) as unknown as Stats;
-    const std8 = http.find((h) => h.tier === 'standard' && h.clients === 8) as unknown as Stats;
-    const ratios = { p50Standard1VsLance1: Number((std1.p50 / lance1.p50).toFixed(2)), throughputStandard8VsLance8: Number((std8.perSecond / lance8.perSecond).toFixed(2)) };
+    const engine = [1, 8].map((clients) => ({ engine: 'LanceDB direct (vector ∥ BM25, top 100 each)', tier: 'engine only', request: 'raw', clients, ...(clients === 1 ? lance1 : lance8), hits: 100, tokens: 0 }));
+    // Same-run ratios: p50 against the engine at the same client count, throughput likewise.
+    const ratios: Record<string, number> = {};
+    for (const h of http) {
+      const e = h.clients === 1 ? lance1 : lance8;
+      ratios[`p50 ${h.tier} ${h.request} ×${h.clients}`] = Number((h.p50 / e.p50).toFixed(2));
+      if (h.clients > 1) ratios[`throughput ${h.tier} ${h.request} ×${h.clients}`] = Number((h.perSecond / e.perSecond).toFixed(2));
+    }
     console.log(`\nsearch at ${chunks} chunks (warm; HTTP on 127.0.0.1; 2 cores)`);
     console.table([...http, ...engine]);
-    console.log('ratios (docsearch / LanceDB direct):', ratios);
+    console.log('ratios (docsearch / LanceDB direct, same run):', ratios);
     console.log(`server memory: RSS ${memory.rssMb} MB, peak ${memory.peakRssMb} MB`);
     Object.assign(result, { http, engine, ratios, memory, date: new Date().toISOString() });
-    console.log(`wrote ${writeResult('latency', result)}`);
+    console.log(`wrote ${writeResult(chunks === 100_000 ? 'latency' : `latency-${chunks}`, result)}`);
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
     if (KEEP || REUSE) console.log(`kept ${dataDir} (reuse with -- --reuse ${dataDir})`);
     else fs.rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Write the outputs of a fixed set of requests (first DUMP_QUERIES queries × default/filled × standard/advanced, plus
+ * json format) to `file`, so that two builds of the service can be compared for identical results.
+ */
+async function dumpOutputs(base: string, apiKey: string, queries: string[], file: string): Promise<void> {
+  const out: unknown[] = [];
+  for (let i = 0; i < Math.min(DUMP_QUERIES, queries.length); i++) {
+    for (const tier of ['standard', 'advanced']) {
+      for (const [kind, extra] of Object.entries({ ...BODIES, json: { min_relevance: 0, format: 'json' } })) {
+        const body = { query: queries[i], retrieval_tier: tier, ...extra };
+        const res = await fetch(`${base}/v3/docsearch/search`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        out.push({ kind, body, status: res.status, response: await res.json() });
+      }
+    }
+  }
+  fs.writeFileSync(file, JSON.stringify(out, null, 1) + '\n');
+  console.log(`dumped ${out.length} responses to ${file}`);
 }
 
 await main();

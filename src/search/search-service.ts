@@ -17,8 +17,9 @@ import { admitWithinBudget, clampBudget, type BudgetItem, type BudgetResult } fr
 import { DEFAULT_EXPAND_TIGHTNESS, expandRegions } from './stages/expand.ts';
 import { queryStats } from './stages/fuse.ts';
 import { denseCoverageOk, rankStandard } from './stages/standard-rank.ts';
-import { chunkTokens, fitChunks, pagesOf, variantChunks } from './stages/hit-content.ts';
+import { chunkTokens, fitChunks, hydrateChunks, pagesOf, variantChunks } from './stages/hit-content.ts';
 import { renderContext, type RenderHit } from './stages/render.ts';
+import { HeaderTokenCache } from './stages/context-tokens.ts';
 import { retrieve } from './stages/retrieve.ts';
 import { widenHits } from './stages/widen.ts';
 import { applyThresholds } from './stages/score.ts';
@@ -30,6 +31,8 @@ import type { JsonHit, QueryStats, Region, RetrievalContextResponse, RetrievalTi
 
 /** Spec default of `min_relevance`. */
 export const DEFAULT_MIN_RELEVANCE = 0.3;
+/** Hits expanded in the first round of lazy expansion (then 2×, 4×, … until the budget decides). */
+const FIRST_EXPAND_BATCH = 32;
 /** How long the per-project fallback stemming language is cached. */
 const LANG_CACHE_MS = 60_000;
 
@@ -75,6 +78,8 @@ export class SearchService {
   private readonly langCache = new Map<string, { lang: string | null; at: number }>();
   /** Deleting documents per project, reused for 1 s (visibility itself is checked uncached per search). */
   private readonly deleting: DeletingDocsCache;
+  /** Estimated tokens of each document's `<doc>` header (depends on its id and title only). */
+  private readonly headerTokens = new HeaderTokenCache();
 
   constructor(deps: SearchDeps) {
     this.deps = deps;
@@ -203,19 +208,14 @@ export class SearchService {
       for (let i = r.from; i <= r.to; i++) own.add(i);
       claimed.set(r.docId, own);
     }
-    const headerTokens = new Map<string, number>();
     const toItem = (r: Region): BudgetItem => {
-      let h = headerTokens.get(r.docId);
-      if (h === undefined) {
-        const d = docs.get(r.docId)!;
-        h = countTokens(`<doc id="${d.doc_id}" title="${d.title}" pages="1-1">\n</doc>\n`);
-        headerTokens.set(r.docId, h);
-      }
+      const h = this.headerTokens.get(docs.get(r.docId)!);
       return { docId: r.docId, score: r.score, tokens: chunkTokens(r.chunks), coreTokens: chunkTokens(variantChunks(r, 'core')), docOverhead: h };
     };
-    // Expand lazily in growing batches: only as many hits as the budget can possibly admit.
+    // Expand lazily in growing batches: only as many hits as the budget can possibly admit. The first
+    // batch covers a filled 5 000-token context in one engine read (about 25 hits at min_relevance 0).
     let expanded = 0;
-    let batch = 8;
+    let batch = FIRST_EXPAND_BATCH;
     let result: BudgetResult;
     for (;;) {
       const next = passing.slice(expanded, expanded + batch);
@@ -228,15 +228,16 @@ export class SearchService {
     timed('expand');
     const hits = result.admitted.map((a) => {
       const region = passing[a.index];
-      let chunks = variantChunks(region, a.variant);
-      if (a.truncateTo !== undefined) {
-        const title = docs.get(region.docId)!.title;
-        chunks = fitChunks(chunks, a.truncateTo, budget.max, (cs) => countTokens(renderContext([{ docId: region.docId, title, chunks: cs }])));
-      }
-      return { region, doc: docs.get(region.docId)!, chunks, docId: region.docId, whole: a.variant === 'expanded' && a.truncateTo === undefined };
+      const whole = a.variant === 'expanded' && a.truncateTo === undefined;
+      return { region, doc: docs.get(region.docId)!, chunks: variantChunks(region, a.variant), docId: region.docId, whole, truncateTo: a.truncateTo };
     });
     // Few strong hits leave the budget unused: widen them within their documents (stages/widen.ts).
     await widenHits(index, ctx.namespace, hits.filter((h) => h.whole), result.tokens, budget.target, tightness);
+    // Expansion and widening read the layout only: one read for the text of what is shown.
+    await hydrateChunks(index, ctx.namespace, hits);
+    for (const h of hits) {
+      if (h.truncateTo !== undefined) h.chunks = fitChunks(h.chunks, h.truncateTo, budget.max, (cs) => countTokens(renderContext([{ docId: h.docId, title: h.doc.title, chunks: cs }])));
+    }
     return { hits, dropped: passing.length - result.admitted.length, detectedLang: analysed.detectedLang, mode };
   }
 

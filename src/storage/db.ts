@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import type { Database } from './schema.ts';
 import { migrateToLatest } from './migrations.ts';
 
@@ -46,11 +46,35 @@ export async function openControlPlane(opts: { databaseUrl?: string; dataDir: st
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
     dialect = 'sqlite';
   }
   await migrateToLatest(db);
   return { db, dialect, close: () => db.destroy() };
+}
+
+/** Distinct SQL texts whose prepared statements are kept (the service issues a few hundred). */
+const STATEMENT_CACHE_SIZE = 1000;
+
+/**
+ * The better-sqlite3 database as Kysely's SqliteDialect sees it, with prepared statements kept warm
+ * (issue 15): Kysely prepares every query anew, which led the control-plane part of a search profile.
+ * A statement is reused for the same SQL text unless it is busy (an unfinished iterate()); SQLite
+ * re-prepares a cached statement by itself after a schema change. The cache is cleared when full.
+ */
+export function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
+  const cache = new Map<string, SQLite.Statement>();
+  const prepare = (source: string) => {
+    const hit = cache.get(source);
+    if (hit && !hit.busy) return hit;
+    const stmt = sqlite.prepare(source);
+    if (!hit) {
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
+      cache.set(source, stmt);
+    }
+    return stmt;
+  };
+  return { prepare, close: () => sqlite.close() };
 }
 
 /** Current time as an RFC 3339 string with milliseconds (all stored timestamps use this form). */

@@ -31,6 +31,9 @@ export const STORED_COLUMNS = [
   'token_count',
 ] as const;
 
+/** Columns of a layout-only read (ReadOptions.text false): what expansion and budgeting need. */
+export const LAYOUT_COLUMNS = ['doc_id', 'chunk_index', 'chunkset_index', 'page_start', 'page_end', 'token_count'] as const;
+
 const STRING_COLUMNS = ['id', 'doc_id', 'source_job_id', 'heading_path', 'content', 'tokens'] as const;
 const INT_COLUMNS = ['chunk_index', 'chunkset_index', 'page_start', 'page_end', 'token_count'] as const;
 
@@ -186,6 +189,29 @@ export function arrowToChunks(table: ArrowTable, scoreColumn?: string): Array<{ 
       raw: score ? Number(score.get(i)) : Number.NaN,
       ...(vectors ? { vector: readVector(vectors.get(i)) } : {}),
       ...(lexical ? { tokens: lexical.get(i) as string } : {}),
+    });
+  }
+  return out;
+}
+
+/**
+ * Read layout-only rows (LAYOUT_COLUMNS) as StoredChunk: `id` derived as `${doc_id}:${chunk_index}`,
+ * `content`, `heading_path` and `source_job_id` empty (see ReadOptions.text).
+ */
+export function arrowToLayout(table: ArrowTable): StoredChunk[] {
+  if (table.numRows === 0) return [];
+  const [docId, chunkIndex, chunkset, pageStart, pageEnd, tokenCount] = LAYOUT_COLUMNS.map((name) => {
+    const c = table.getChild(name);
+    if (!c) throw new Error(`query result lacks column ${name}`);
+    return c;
+  });
+  const out: StoredChunk[] = [];
+  for (let i = 0; i < table.numRows; i++) {
+    const doc = docId.get(i) as string;
+    const index = chunkIndex.get(i) as number;
+    out.push({
+      id: `${doc}:${index}`, doc_id: doc, source_job_id: '', chunk_index: index, chunkset_index: chunkset.get(i) as number,
+      page_start: pageStart.get(i) as number, page_end: pageEnd.get(i) as number, heading_path: '', content: '', token_count: tokenCount.get(i) as number,
     });
   }
   return out;

@@ -73,6 +73,11 @@ test('add / count / list / getChunks roundtrip', async () => {
 test('getChunkRanges reads several documents\' ranges in one call', async () => {
   const got = await index.getChunkRanges('ns_main', [{ docId: docs[3].id, from: 1, to: 2 }, { docId: docs[7].id, from: 0, to: 0 }, { docId: docs[8].id, from: 2, to: 1 }]);
   assert.deepEqual(got.map((c) => c.id).sort(), [`${docs[3].id}:1`, `${docs[3].id}:2`, `${docs[7].id}:0`].sort());
+  const layout = await index.getChunkRanges('ns_main', [{ docId: docs[3].id, from: 1, to: 2 }], { text: false });
+  const full = await index.getChunkRanges('ns_main', [{ docId: docs[3].id, from: 1, to: 2 }]);
+  assert.deepEqual(layout.map((c) => ({ ...c, content: '', heading_path: '', source_job_id: '' })).sort((a, b) => a.chunk_index - b.chunk_index),
+    full.map((c) => ({ ...c, content: '', heading_path: '', source_job_id: '' })).sort((a, b) => a.chunk_index - b.chunk_index));
+  assert.ok(layout.every((c) => c.content === '' && c.heading_path === '') && full.every((c) => c.content !== ''));
   assert.deepEqual(await index.getChunkRanges('ns_main', []), []);
   assert.deepEqual(await index.getChunkRanges('ns_missing', [{ docId: docs[3].id, from: 0, to: 5 }]), []);
 });

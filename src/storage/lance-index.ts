@@ -7,7 +7,7 @@
 
 import type * as Lance from '@lancedb/lancedb';
 import { AppError } from '../internal/errors.ts';
-import { arrowToChunks, rowsToArrow, sameSignature, STORED_COLUMNS } from './lance-arrow.ts';
+import { arrowToChunks, arrowToLayout, LAYOUT_COLUMNS, rowsToArrow, sameSignature, STORED_COLUMNS } from './lance-arrow.ts';
 import { AutoOptimizer, buildAnnIfDue, ensureDocIdIndex, ensureFts, findFts, type TableState } from './lance-maintenance.ts';
 import { KeyedCoalescer, KeyedMutex } from './lance-mutex.ts';
 import { assertNamespace, filterToWhere, sqlString } from './lance-sql.ts';
@@ -20,6 +20,7 @@ import type {
   EmbeddingSignature,
   IndexHit,
   NamespaceIndex,
+  ReadOptions,
   StoredChunk,
 } from './namespace-index.ts';
 
@@ -218,7 +219,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
     );
   }
 
-  async getChunkRanges(namespace: string, ranges: Array<{ docId: string; from: number; to: number }>): Promise<StoredChunk[]> {
+  async getChunkRanges(namespace: string, ranges: Array<{ docId: string; from: number; to: number }>, opts: ReadOptions = {}): Promise<StoredChunk[]> {
     this.check(namespace);
     const parts: string[] = [];
     for (const r of ranges) {
@@ -226,9 +227,14 @@ export class LanceNamespaceIndex implements NamespaceIndex {
       if (r.to >= r.from) parts.push(`(doc_id = ${sqlString(r.docId)} AND chunk_index >= ${r.from} AND chunk_index <= ${r.to})`);
     }
     if (parts.length === 0) return [];
-    return this.tables.read(namespace, [], async (state) =>
-      arrowToChunks(await state.table.query().where(parts.join(' OR ')).select([...STORED_COLUMNS]).toArrow()).map((r) => r.chunk),
-    );
+    const text = opts.text !== false;
+    return this.tables.read(namespace, [], async (state) => {
+      // The leading IN list lets the doc_id BTREE index select the rows; an OR of (doc AND range) terms
+      // alone is evaluated as a scan (measured at 100k chunks, 30 narrow ranges: 4.9 ms vs 23.6 ms).
+      const docs = [...new Set(ranges.filter((r) => r.to >= r.from).map((r) => sqlString(r.docId)))];
+      const rows = await state.table.query().where(`doc_id IN (${docs.join(', ')}) AND (${parts.join(' OR ')})`).select(text ? [...STORED_COLUMNS] : [...LAYOUT_COLUMNS]).toArrow();
+      return text ? arrowToChunks(rows).map((r) => r.chunk) : arrowToLayout(rows);
+    });
   }
 
   async listDocIds(namespace: string): Promise<string[]> {

@@ -100,6 +100,16 @@ export interface EmbeddingSignature {
   dimension: number;
 }
 
+/** What a chunk read returns. */
+export interface ReadOptions {
+  /**
+   * false = the layout only (doc_id, chunk_index, chunkset_index, page span, token_count): `id` is
+   * derived, `content`, `heading_path` and `source_job_id` are empty strings. Reading the text only for
+   * the chunks a response shows keeps a filled-context search cheap (issue 15). Default true.
+   */
+  text?: boolean;
+}
+
 export interface NamespaceIndex {
   /**
    * Append chunks (all of one document). Creates the namespace table on first use and records the
@@ -136,7 +146,7 @@ export interface NamespaceIndex {
    * The chunks of several [from, to] ranges (inclusive, any documents) in ONE engine read, unordered
    * (issue 15: one read instead of one per hit). Empty ranges are skipped.
    */
-  getChunkRanges(namespace: string, ranges: Array<{ docId: string; from: number; to: number }>): Promise<StoredChunk[]>;
+  getChunkRanges(namespace: string, ranges: Array<{ docId: string; from: number; to: number }>, opts?: ReadOptions): Promise<StoredChunk[]>;
   /** Distinct doc_ids present in the namespace (for the reconciler). */
   listDocIds(namespace: string): Promise<string[]>;
   /** Number of chunks in the namespace (0 when it does not exist). */

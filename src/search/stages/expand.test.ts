@@ -11,12 +11,13 @@ const ch = (i: number, set: number, tokens = 10): StoredChunk => ({
 // Chunkset 0 = chunks 0..2, chunkset 1 = chunks 3..42 (long, to force window growth), chunkset 2 = 43..45.
 const doc: StoredChunk[] = Array.from({ length: 46 }, (_, i) => ch(i, i < 3 ? 0 : i < 43 ? 1 : 2));
 
-/** getChunks over an in-memory document; every other method is unused by this stage. */
+/** getChunkRanges over an in-memory document (one call = one engine read); other methods are unused. */
 function memoryIndex(calls: Array<[number, number]>): NamespaceIndex {
   return {
-    async getChunks(_ns: string, docId: string, from: number, to: number) {
-      calls.push([from, to]);
-      return docId === 'd' ? doc.filter((c) => c.chunk_index >= from && c.chunk_index <= to) : [];
+    async getChunkRanges(_ns: string, ranges: Array<{ docId: string; from: number; to: number }>) {
+      for (const r of ranges) calls.push([r.from, r.to]);
+      const rows = ranges.flatMap((r) => (r.docId === 'd' ? doc.filter((c) => c.chunk_index >= r.from && c.chunk_index <= r.to) : []));
+      return rows.reverse(); // unordered, as the contract allows
     },
   } as unknown as NamespaceIndex;
 }
@@ -55,6 +56,19 @@ test('expandRegions: bridged holes are filled even at tightness 0', async () => 
   const r = region(10, 12, 1, [10, 12]);
   await expandRegions(memoryIndex([]), 'ns', [r], new Map([['d', new Set([10, 11, 12])]]), 0);
   assert.deepEqual(r.chunks.map((c) => c.chunk_index), [10, 11, 12]);
+});
+
+test('expandRegions reads every region of a batch in one engine read per round', async () => {
+  const reads: number[] = [];
+  const index = { async getChunkRanges(_ns: string, ranges: Array<{ docId: string; from: number; to: number }>) {
+    reads.push(ranges.length);
+    return ranges.flatMap((r) => doc.filter((c) => c.chunk_index >= r.from && c.chunk_index <= r.to));
+  } } as unknown as NamespaceIndex;
+  const regions = [region(0, 0, 0, [0]), region(44, 44, 2, [44]), region(20, 20, 1, [20])];
+  await expandRegions(index, 'ns', regions, new Map([['d', new Set([0, 20, 44])]]), 1);
+  assert.deepEqual(reads[0], 3); // the first round asks for all three chunksets at once
+  assert.ok(reads.length >= 2 && reads.slice(1).every((n) => n === 1)); // only the long chunkset grows
+  assert.deepEqual(regions.map((r) => [r.from, r.to]), [[0, 2], [43, 45], [3, 42]]);
 });
 
 test('expandRegions: the better hit expands first and never swallows another hit', async () => {

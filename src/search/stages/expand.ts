@@ -64,30 +64,53 @@ export function growAlternately(range: { from: number; to: number }, byIndex: Ma
   return { from, to, added };
 }
 
-/**
- * Load every chunk of one chunkset around a known range: fetch a window, and widen it while its edge
- * chunks still belong to the chunkset.
- */
-export async function loadChunkset(index: NamespaceIndex, namespace: string, docId: string, chunksetIndex: number, range: { from: number; to: number }): Promise<StoredChunk[]> {
-  let lo = Math.max(0, range.from - WINDOW);
-  let hi = range.to + WINDOW;
-  let step = WINDOW;
-  for (;;) {
-    const rows = await index.getChunks(namespace, docId, lo, hi);
-    const inSet = rows.filter((c) => c.chunkset_index === chunksetIndex);
-    const first = rows[0];
-    const last = rows[rows.length - 1];
-    const growLo = lo > 0 && first !== undefined && first.chunk_index === lo && first.chunkset_index === chunksetIndex;
-    const growHi = last !== undefined && last.chunk_index === hi && last.chunkset_index === chunksetIndex;
-    if (!growLo && !growHi) return inSet;
-    step *= 2;
-    if (growLo) lo = Math.max(0, lo - step);
-    if (growHi) hi += step;
-  }
+/** One chunkset to load: its document, its index, and a known range of its chunks. */
+export interface ChunksetRequest {
+  docId: string;
+  chunksetIndex: number;
+  from: number;
+  to: number;
 }
 
 /**
- * Expand regions in place, best first (earlier regions claim contested chunks).
+ * Load the layout of every chunk of several chunksets around known ranges (ReadOptions.text false: no
+ * content; see hydrateChunks) with one engine read per round (issue 15: one read instead of one per region): fetch a window around each range, and widen the windows whose edge
+ * chunks still belong to their chunkset (doubling steps) in further rounds until no window needs it.
+ * @returns per request (same order), its chunkset's chunks ordered by chunk_index
+ * @throws whatever the index throws
+ */
+export async function loadChunksets(index: NamespaceIndex, namespace: string, requests: ChunksetRequest[]): Promise<StoredChunk[][]> {
+  const out: StoredChunk[][] = requests.map(() => []);
+  let open = requests.map((r, i) => ({ i, r, lo: Math.max(0, r.from - WINDOW), hi: r.to + WINDOW, step: WINDOW }));
+  while (open.length > 0) {
+    const rows = await index.getChunkRanges(namespace, open.map((w) => ({ docId: w.r.docId, from: w.lo, to: w.hi })), { text: false });
+    const next: typeof open = [];
+    for (const w of open) {
+      const own = rows.filter((c) => c.doc_id === w.r.docId && c.chunk_index >= w.lo && c.chunk_index <= w.hi).sort((a, b) => a.chunk_index - b.chunk_index);
+      const first = own[0];
+      const last = own[own.length - 1];
+      const growLo = w.lo > 0 && first !== undefined && first.chunk_index === w.lo && first.chunkset_index === w.r.chunksetIndex;
+      const growHi = last !== undefined && last.chunk_index === w.hi && last.chunkset_index === w.r.chunksetIndex;
+      if (!growLo && !growHi) {
+        out[w.i] = own.filter((c) => c.chunkset_index === w.r.chunksetIndex);
+        continue;
+      }
+      const step = w.step * 2;
+      next.push({ ...w, step, lo: growLo ? Math.max(0, w.lo - step) : w.lo, hi: growHi ? w.hi + step : w.hi });
+    }
+    open = next;
+  }
+  return out;
+}
+
+/** Load every chunk of one chunkset around a known range (loadChunksets for one request). */
+export async function loadChunkset(index: NamespaceIndex, namespace: string, docId: string, chunksetIndex: number, range: { from: number; to: number }): Promise<StoredChunk[]> {
+  return (await loadChunksets(index, namespace, [{ docId, chunksetIndex, from: range.from, to: range.to }]))[0];
+}
+
+/**
+ * Expand regions in place, best first (earlier regions claim contested chunks). Chunks read here carry
+ * the layout only (empty content): hydrateChunks() reads the text of the chunks that are shown.
  * @param regions   regions to expand, best first
  * @param claimed   per document, chunk indices already owned (callers seed it with every region's core
  *                  so that no expansion swallows another hit); updated with the expansions made here
@@ -97,19 +120,25 @@ export async function loadChunkset(index: NamespaceIndex, namespace: string, doc
 export async function expandRegions(index: NamespaceIndex, namespace: string, regions: Region[], claimed: Map<string, Set<number>>, tightness: number): Promise<void> {
   // With tightness 0 only a region's own range is read (to fill bridged gaps); otherwise its chunkset.
   const keyOf = (r: Region) => (tightness <= 0 ? `${r.docId}\u0000${r.from}\u0000${r.to}` : `${r.docId}\u0000${r.chunksetIndex}`);
-  const sets = new Map<string, Promise<StoredChunk[]>>();
+  // One read for the ranges of tightness 0 and one (per widening round) for the chunksets.
+  const ranges = new Map<string, Region>();
+  const sets = new Map<string, Region>();
   for (const r of regions) {
     const key = keyOf(r);
     const hasHoles = r.to - r.from + 1 > r.chunks.length;
     if (tightness <= 0 && !hasHoles) continue;
-    if (!sets.has(key)) {
-      sets.set(key, tightness <= 0
-        ? index.getChunks(namespace, r.docId, r.from, r.to)
-        : loadChunkset(index, namespace, r.docId, r.chunksetIndex, r));
-    }
+    const into = tightness <= 0 ? ranges : sets;
+    if (!into.has(key)) into.set(key, r);
   }
   const loaded = new Map<string, StoredChunk[]>();
-  await Promise.all([...sets].map(async ([key, p]) => loaded.set(key, await p)));
+  const [rangeRows, setRows] = await Promise.all([
+    ranges.size ? index.getChunkRanges(namespace, [...ranges.values()].map((r) => ({ docId: r.docId, from: r.from, to: r.to })), { text: false }) : Promise.resolve([]),
+    loadChunksets(index, namespace, [...sets.values()].map((r) => ({ docId: r.docId, chunksetIndex: r.chunksetIndex, from: r.from, to: r.to }))),
+  ]);
+  for (const [key, r] of ranges) {
+    loaded.set(key, rangeRows.filter((c) => c.doc_id === r.docId && c.chunk_index >= r.from && c.chunk_index <= r.to).sort((a, b) => a.chunk_index - b.chunk_index));
+  }
+  [...sets.keys()].forEach((key, i) => loaded.set(key, setRows[i]));
   for (const r of regions) {
     const set = loaded.get(keyOf(r))?.filter((c) => c.chunkset_index === r.chunksetIndex);
     if (!set) continue;

@@ -3,9 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { countTokens } from '../../analysis/token-count.ts';
-import type { StoredChunk } from '../../storage/namespace-index.ts';
+import type { NamespaceIndex, StoredChunk } from '../../storage/namespace-index.ts';
 import { admitWithinBudget } from './budget.ts';
-import { chunkTokens, fitChunks, truncateChunks, truncateToTokens } from './hit-content.ts';
+import { chunkTokens, fitChunks, hydrateChunks, truncateChunks, truncateToTokens } from './hit-content.ts';
 import { renderContext } from './render.ts';
 
 const chunk = (content: string, pages: [number, number], i = 0): StoredChunk => ({
@@ -41,4 +41,20 @@ test('a token cut never ends in a broken character', () => {
     assert.ok(countTokens(cut) <= n);
     assert.ok(cut.length >= 2);
   }
+});
+
+test('hydrateChunks reads the text of every shown chunk in one read, keeping order and dropping vanished rows', async () => {
+  const stored = [0, 1, 2, 3].map((i) => chunk(`text ${i}`, [1, 1], i));
+  const layout = (c: StoredChunk): StoredChunk => ({ ...c, content: '', heading_path: '', source_job_id: '' });
+  const calls: Array<Array<{ docId: string; from: number; to: number }>> = [];
+  const index = { async getChunkRanges(_ns: string, ranges: Array<{ docId: string; from: number; to: number }>) {
+    calls.push(ranges);
+    return stored.filter((c) => c.chunk_index !== 3 && ranges.some((r) => r.docId === c.doc_id && c.chunk_index >= r.from && c.chunk_index <= r.to)).reverse();
+  } } as unknown as NamespaceIndex;
+  const hits = [{ docId: 'd1', chunks: [layout(stored[1]), layout(stored[2])] }, { docId: 'd1', chunks: [layout(stored[3])] }, { docId: 'd1', chunks: [] }];
+  await hydrateChunks(index, 'ns', hits);
+  assert.equal(calls.length, 1);
+  assert.deepEqual(calls[0], [{ docId: 'd1', from: 1, to: 2 }, { docId: 'd1', from: 3, to: 3 }]);
+  assert.deepEqual(hits[0].chunks, [stored[1], stored[2]]);
+  assert.deepEqual(hits[1].chunks, []); // chunk 3 vanished (document deleted meanwhile)
 });

@@ -2,7 +2,7 @@
 // (expanded or core), its page list, its token estimate, and a cut for the rare lone hit that is larger than
 // max_tokens, measured on the rendered context so that `tokens_estimated` never exceeds max_tokens.
 import { decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
-import type { StoredChunk } from '../../storage/namespace-index.ts';
+import type { NamespaceIndex, StoredChunk } from '../../storage/namespace-index.ts';
 import type { Region } from '../types.ts';
 
 /** Approximate tokens a region adds besides its content: its `[pN] ` marker and a `[...]` separator. */
@@ -82,5 +82,30 @@ export function fitChunks(chunks: StoredChunk[], estimate: number, maxTokens: nu
     const over = cut.length ? measure(cut) - maxTokens : 0;
     if (over <= 0) return cut;
     allowance -= over;
+  }
+}
+
+/**
+ * Give the chunks of the hits a response shows their text: expansion and widening read the layout only
+ * (ReadOptions.text false), so the text of exactly the shown chunks is read here, in one engine read
+ * (issue 15). Chunks are replaced in place by the full rows, order kept; a chunk whose row vanished since
+ * (its document was deleted during the search) is left out.
+ * @throws whatever the index throws
+ */
+export async function hydrateChunks(index: NamespaceIndex, namespace: string, hits: Array<{ docId: string; chunks: StoredChunk[] }>): Promise<void> {
+  const wanted = hits.filter((h) => h.chunks.length > 0);
+  if (wanted.length === 0) return;
+  const rows = await index.getChunkRanges(namespace, wanted.map((h) => {
+    let from = Number.POSITIVE_INFINITY;
+    let to = Number.NEGATIVE_INFINITY;
+    for (const c of h.chunks) {
+      from = Math.min(from, c.chunk_index);
+      to = Math.max(to, c.chunk_index);
+    }
+    return { docId: h.docId, from, to };
+  }));
+  const byKey = new Map(rows.map((c) => [`${c.doc_id}\u0000${c.chunk_index}`, c]));
+  for (const h of wanted) {
+    h.chunks = h.chunks.map((c) => byKey.get(`${c.doc_id}\u0000${c.chunk_index}`)).filter((c): c is StoredChunk => c !== undefined);
   }
 }

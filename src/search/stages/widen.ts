@@ -30,7 +30,8 @@ export interface WidenHit {
 }
 
 /**
- * Widen admitted hits in place, best first.
+ * Widen admitted hits in place, best first. Added chunks carry the layout only (empty content):
+ * hydrateChunks() reads their text.
  * @param hits      admitted hits best first (chunks replaced by the widened list)
  * @param used      estimated tokens of the context as admitted
  * @param target    target_tokens (the total never exceeds it)
@@ -47,7 +48,7 @@ export async function widenHits(index: NamespaceIndex, namespace: string, hits: 
     claimed.set(h.docId, own);
   }
   const ranges = hits.map((h) => ({ from: Math.min(...h.chunks.map((c) => c.chunk_index)), to: Math.max(...h.chunks.map((c) => c.chunk_index)) }));
-  const read = await index.getChunkRanges(namespace, hits.map((h, i) => ({ docId: h.docId, from: Math.max(0, ranges[i].from - WIDEN_WINDOW), to: ranges[i].to + WIDEN_WINDOW })));
+  const read = await index.getChunkRanges(namespace, hits.map((h, i) => ({ docId: h.docId, from: Math.max(0, ranges[i].from - WIDEN_WINDOW), to: ranges[i].to + WIDEN_WINDOW })), { text: false });
   const around = hits.map((h, i) => read.filter((c) => c.doc_id === h.docId && c.chunk_index >= ranges[i].from - WIDEN_WINDOW && c.chunk_index <= ranges[i].to + WIDEN_WINDOW));
   let total = used;
   hits.forEach((h, i) => {
