@@ -103,6 +103,10 @@ export interface FusedChunk {
   tokens: string | null;
   /** IDF-weighted query-term coverage 0..1 (stages/coverage.ts); null before that stage or without tokens. */
   coverage: number | null;
+  /** Coverage of the union of the candidates of the chunk's document (stages/coverage.ts); absent before that stage. */
+  docCoverage?: number | null;
+  /** The chunk's share of what its document's candidates hold of the query (stages/coverage.ts). */
+  coverageInDoc?: number | null;
 }
 
 /**
@@ -122,6 +126,9 @@ export interface Region {
   anchor: number | null;
   /** Highest query-term coverage of the members (stages/coverage.ts); null when no member has one. */
   coverage: number | null;
+  /** The document's coverage and the best member's in-document coverage (stages/coverage.ts). */
+  docCoverage?: number | null;
+  coverageInDoc?: number | null;
   /** Relevance probability 0..1 (stages/score.ts). */
   score: number;
   /** Content chunks ordered by chunk_index (core only before expansion). */

@@ -50,3 +50,16 @@ test('an instruction word that sits beside a few need words is weighed down by w
   assert.ok(seg.matchable < 3.3, `the matchable length is about the need's 3 words (${seg.matchable})`);
   assert.equal(flat.matchable, 5);
 });
+
+test('document coverage: the union of a document\'s candidates, and each chunk\'s share of it', () => {
+  const chunk = (id: string, doc: string, tokens: string): FusedChunk => ({ ...fc(id, tokens), chunk: { ...fc(id, tokens).chunk, doc_id: doc } });
+  const pool = [chunk('a1', 'A', 'company 2023'), chunk('a2', 'A', 'cash equivalents'), chunk('b1', 'B', 'cash'), chunk('c1', 'C', 'lunch')];
+  const { fused } = withCoverage(pool, [['company'], ['2023'], ['cash'], ['equivalents']]);
+  const [a1, a2, b1] = fused;
+  assert.equal(a1.docCoverage, 1, 'document A holds every query word across its two chunks');
+  assert.equal(a2.docCoverage, 1);
+  assert.ok(Math.abs(a1.coverageInDoc! + a2.coverageInDoc! - 1) < 1e-9, 'A\'s chunks split what A holds');
+  assert.equal(b1.docCoverage, b1.coverage, 'a one-chunk document: doc coverage = coverage');
+  assert.equal(b1.coverageInDoc, 1);
+  assert.equal(fused[3].docCoverage, 0);
+});

@@ -66,12 +66,24 @@ export function withCoverage(fused: FusedChunk[], groups: string[][], weights: n
   // The matchable query length counts each word with its query weight and its segment factor, so that
   // an instruction sentence wrapped around a question does not lengthen the query that BM25 is divided by.
   const matchable = idf.reduce((s, x, w) => s + (x > 0 ? (weights[w] ?? 1) * segWeight[w] : 0), 0);
+  // Per document: the query mass the union of its candidates holds (a long document's chunks each hold
+  // part of a question; the document as a whole may hold all of it).
+  const docHas = new Map<string, boolean[]>();
+  fused.forEach((f, i) => {
+    const h = has[i];
+    if (!h) return;
+    const d = docHas.get(f.chunk.doc_id) ?? groups.map(() => false);
+    h.forEach((present, w) => { if (present) d[w] = true; });
+    docHas.set(f.chunk.doc_id, d);
+  });
+  const massOf = (h: boolean[]) => h.reduce((s, present, w) => s + (present ? idf[w] : 0), 0);
+  const docMass = new Map([...docHas].map(([d, h]) => [d, massOf(h)]));
   const out = fused.map((f, i) => {
     const h = has[i];
-    if (!h) return { ...f, coverage: null };
-    let got = 0;
-    h.forEach((present, w) => { if (present) got += idf[w]; });
-    return { ...f, coverage: total > 0 ? got / total : 0 };
+    if (!h) return { ...f, coverage: null, docCoverage: null, coverageInDoc: null };
+    const got = massOf(h);
+    const dm = docMass.get(f.chunk.doc_id) ?? 0;
+    return { ...f, coverage: total > 0 ? got / total : 0, docCoverage: total > 0 ? dm / total : 0, coverageInDoc: dm > 0 ? got / dm : 0 };
   });
   return { fused: out, matchable };
 }

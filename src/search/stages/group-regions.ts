@@ -69,6 +69,8 @@ function makeRegion(members: FusedChunk[], rankOf: Map<FusedChunk, number>): Reg
     fusedRank: Math.min(...members.map((m) => rankOf.get(m) ?? Number.MAX_SAFE_INTEGER)),
     anchor: maxOf(members.map((m) => m.anchor)),
     coverage: maxOf(members.map((m) => m.coverage)),
+    docCoverage: maxOf(members.map((m) => m.docCoverage ?? null)),
+    coverageInDoc: maxOf(members.map((m) => m.coverageInDoc ?? null)),
     score: 0,
     chunks: members.map((m) => m.chunk),
   };

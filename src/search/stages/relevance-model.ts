@@ -23,7 +23,7 @@
 import type { RelevanceFeatures } from './score.ts';
 
 /** Feature names of the shipped model, in the order of `RELEVANCE_MODEL.weights`. See stages/score.ts. */
-export const RELEVANCE_FEATURES = ['cov', 'bm25_pm', 'cos', 'dense_off', 'rrf', 'anchor_cos', 'bm25_rr', 'ann_rr'] as const;
+export const RELEVANCE_FEATURES = ['cov', 'bm25_pm', 'cos', 'dense_off', 'rrf', 'anchor_cos', 'bm25_rr', 'ann_rr', 'doc_cov', 'cov_doc'] as const;
 
 export interface RelevanceModel {
   intercept: number;
@@ -34,7 +34,7 @@ export interface RelevanceModel {
 }
 
 export const RELEVANCE_MODEL: RelevanceModel = {
-  intercept: -9.8298,
-  weights: { cov: 6.8327, bm25_pm: 4.2577, cos: -0.2744, dense_off: 1.3305, rrf: 1.0506, anchor_cos: 1.1696, bm25_rr: 1.9202, ann_rr: 0.3303 },
+  intercept: -9.6701,
+  weights: { cov: 3.9542, bm25_pm: 3.7385, cos: -0.167, dense_off: 1.22, rrf: 0.9088, anchor_cos: 1.0327, bm25_rr: 1.6958, ann_rr: 0.4157, doc_cov: 3.6745, cov_doc: -0.2049 },
   source: 'logistic regression on training splits (scifact n=5183, scifact n=rel+10, scifact n=rel+100, xquad long, xquad n=1, xquad n=10, xquad n=240; 410200 candidates of 5345 queries, 5498 relevant), builtin embedder + LanceDB BM25, bench/fit-relevance.ts, 2026-11-24',
 };

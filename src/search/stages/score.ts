@@ -10,6 +10,8 @@
 //                  0 when the embedder covers less than half of the query (dense_off = 1 then)
 //   rrf            rrf · (k + 1) / 2: 1 for a chunk ranked first by both retrievers
 //   bm25_rr, ann_rr (k + 1) / (k + rank) in each list (0 when absent): rank 2 is worth 0.98 of rank 1
+//   doc_cov        coverage of the union of the candidates of the hit's document (a long document answers
+//                  a question with several chunks); cov_doc = the hit's share of that (cov / doc_cov)
 //   anchor_cos     cosine, in embedding space, of the hit and the query's best BM25 chunk (stages/anchor.ts;
 //                  0 when undefined): one-passage pseudo-relevance feedback
 //   score = 1 / (1 + exp(−(intercept + Σ weight · feature)))
@@ -36,6 +38,8 @@ export interface RelevanceFeatures {
   q_bm25_max: number;
   bm25_rr: number;
   ann_rr: number;
+  doc_cov: number;
+  cov_doc: number;
 }
 
 /** What the features of a hit are computed from: its raw signals, anchor cosine and term coverage. */
@@ -45,6 +49,8 @@ export interface FeatureInput {
   rrf: number;
   anchor: number | null;
   coverage: number | null;
+  docCoverage?: number | null;
+  coverageInDoc?: number | null;
   /** Best 1-based rank of the hit in the BM25 / vector list (null = absent from it). */
   bm25Rank?: number | null;
   annRank?: number | null;
@@ -73,6 +79,8 @@ export function relevanceFeatures(hit: FeatureInput, stats: QueryStats): Relevan
     q_bm25_max: Math.max(0, stats.maxBm25) / (Math.max(1, stats.matchable) * idfMax(stats.chunkCount)),
     bm25_rr: hit.bm25Rank ? (RRF_K + 1) / (RRF_K + hit.bm25Rank) : 0,
     ann_rr: dense && hit.annRank ? (RRF_K + 1) / (RRF_K + hit.annRank) : 0,
+    doc_cov: hit.docCoverage ?? hit.coverage ?? 0,
+    cov_doc: hit.coverageInDoc ?? 1,
   };
 }
 
@@ -81,6 +89,7 @@ export function regionInput(r: Region): FeatureInput {
   const best = (xs: Array<number | null>) => xs.reduce<number | null>((m, x) => (x !== null && (m === null || x < m) ? x : m), null);
   return {
     ann: r.signals.ann, bm25: r.signals.bm25, rrf: r.signals.rrf, anchor: r.anchor, coverage: r.coverage,
+    docCoverage: r.docCoverage, coverageInDoc: r.coverageInDoc,
     bm25Rank: best(r.members.map((m) => m.bm25Rank)), annRank: best(r.members.map((m) => m.annRank)),
   };
 }

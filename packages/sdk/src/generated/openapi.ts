@@ -917,6 +917,23 @@ export interface operations {
                     };
                 };
             };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable snake_case error code */
+                        code: string;
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                        message: string;
+                        status: number;
+                    };
+                };
+            };
         };
     };
     createBucketIngest: {
