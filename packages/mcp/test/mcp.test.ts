@@ -39,6 +39,9 @@ async function agentFlow(client: Client, ingestArgs: Record<string, unknown>): P
   assert.ok(!ingested.isError, text(ingested));
   const docId = /doc_id ([0-9a-f-]{36})/.exec(text(ingested))?.[1];
   assert.ok(docId, text(ingested));
+  // The last notification can be handled a tick after the result on a loaded machine (seen once in a full
+  // run at load ≈ 15): give it a moment; a notification that never comes still fails below.
+  for (let i = 0; i < 20 && progress.at(-1)?.progress !== 2; i++) await new Promise((r) => setTimeout(r, 50));
   assert.ok(progress.length >= 1, 'progress notifications while the job ran');
   assert.deepEqual(progress.at(-1), { progress: 2, total: 2, message: `${progress.at(-1)!.message}` });
   assert.match(progress.at(-1)!.message!, /: done$/);
