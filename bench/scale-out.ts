@@ -4,7 +4,7 @@
 // the APIs, round robin) and measures files/s until every job is done, then runs C concurrent search
 // clients for S seconds spread over the APIs and measures searches/s. It prints the totals and the
 // same numbers per process, plus how many documents each writer-lease acquisition committed.
-//   npx tsx bench/scale-out.ts -- --nodes 1,2,4 --files 40 --sections 16 --clients 8 --seconds 10
+//   npx tsx bench/scale-out.ts -- --nodes 1,2,4 --files 40 --sections 16 --clients 8 --seconds 10 [--storage s3]
 // Results go to bench/results/scale-out-<time>.json.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -17,12 +17,14 @@ import { NodeProcess } from '../test/helpers/node-process.ts';
 import { saveModelCache, seedModelCache, repoRoot } from '../test/helpers/server.ts';
 import { freePort } from '../test/jobs-helpers.ts';
 import { markerOf, syntheticDoc } from '../test/helpers/synthetic-docs.ts';
+import { startS3Server } from '../test/helpers/s3-server.ts';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
   options: {
     nodes: { type: 'string', default: '1,2,4' }, files: { type: 'string', default: '40' }, sections: { type: 'string', default: '16' },
     clients: { type: 'string', default: '8' }, seconds: { type: 'string', default: '10' },
+    storage: { type: 'string', default: 'local' },
   },
 });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -46,7 +48,16 @@ async function runOne(n: number, files: number, sections: number, clients: numbe
   seedModelCache(dataDir);
   const database = await createTestDatabase();
   const accountKey = 'svc_acc_' + crypto.randomBytes(24).toString('base64url');
+  // --storage s3: original files and the LanceDB index in one bucket of the test S3 server (s3rver behind
+  // its SigV4 proxy, which honours If-None-Match as S3 does) instead of the shared data directory.
+  const s3 = args.storage === 's3' ? await startS3Server() : null;
+  if (s3) await s3.createBucket('scale');
+  const s3Env: Record<string, string> = s3 ? {
+    DOCSEARCH_BLOB_URI: 's3://scale/blobs', DOCSEARCH_INDEX_URI: 's3://scale/index', DOCSEARCH_S3_ENDPOINT: s3.endpoint,
+    DOCSEARCH_S3_REGION: s3.region, DOCSEARCH_S3_ACCESS_KEY_ID: s3.accessKeyId, DOCSEARCH_S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+  } : {};
   const env = {
+    ...s3Env,
     DOCSEARCH_DATA_DIR: dataDir, DOCSEARCH_DATABASE_URL: database.url, DOCSEARCH_BOOTSTRAP_ACCOUNT_KEY: accountKey,
     DOCSEARCH_SECRET: crypto.randomBytes(32).toString('base64url'), DOCSEARCH_WORKER_POLL_MS: '50',
     DOCSEARCH_RATE_LIMIT_SEARCH_PER_MIN: '0', DOCSEARCH_RATE_LIMIT_INGEST_PER_MIN: '0', DOCSEARCH_RATE_LIMIT_IP_PER_MIN: '0', LOG_LEVEL: 'warn',
@@ -116,6 +127,7 @@ async function runOne(n: number, files: number, sections: number, clients: numbe
     await Promise.all([...apis, ...workers].map((p) => p.kill('SIGTERM')));
     await sql.end().catch(() => undefined);
     await database.drop().catch(() => undefined);
+    await s3?.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -127,7 +139,7 @@ for (const n of args.nodes.split(',').map(Number)) {
   console.error(`N=${n} done: ${JSON.stringify(row)}`);
 }
 const f = (x: number, d = 2) => x.toFixed(d);
-console.log(`\nscale-out: ${args.files} files (${args.sections} sections each) into one namespace; ${args.clients} search clients for ${args.seconds} s; ${os.cpus().length} cores`);
+console.log(`\nscale-out (${args.storage} storage): ${args.files} files (${args.sections} sections each) into one namespace; ${args.clients} search clients for ${args.seconds} s; ${os.cpus().length} cores`);
 console.log('| API + worker processes | ingest files/s | per worker | docs per lease acquisition | searches/s | per API | search p50 ms |');
 console.log('|---|---|---|---|---|---|---|');
 for (const r of rows) {
