@@ -11,6 +11,9 @@ import { fail, guarded, ok } from '../results.ts';
 /** Progress of a job as MCP progress: pending 0, processing 1, finished 2 (of 2). */
 const STEP: Record<string, number> = { pending: 0, processing: 1, done: 2, failed: 2 };
 
+/** Pause between the last progress notification and the tool result, ms (see the handler). */
+const FINAL_PROGRESS_GAP_MS = 30;
+
 export interface IngestToolOptions {
   /** Accept `path` (a file on this machine). Off for the service's /mcp: remote callers must not read its disk. */
   allowFilePaths: boolean;
@@ -83,6 +86,10 @@ export function registerIngestTools(server: McpServer, client: DocsearchClient, 
     } catch (err) {
       if (!timeout.aborted) throw err;
     }
+    // The MCP TypeScript client handles a notification in a microtask but a response at once, dropping its
+    // progress handler: when the last notification and the result arrive in one read (a loaded machine),
+    // the last progress ("done") is lost. A short pause puts them in separate writes.
+    if (token !== undefined && last) await new Promise((r) => setTimeout(r, FINAL_PROGRESS_GAP_MS));
     return outcome(job, last, name);
   }));
 
