@@ -9,7 +9,7 @@ import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { startTestServer, createProject, type TestServer } from './helpers/start-test-server.ts';
-import { api, dataPath, ingestFile, waitForJob, type JobStatus } from './helpers/api.ts';
+import { api, dataPath, ingestDocsDone, waitForJob, type JobStatus } from './helpers/api.ts';
 import { manyPagePdf, zipBombDocx } from './helpers/pathological-files.ts';
 
 interface Assets { images: Array<{ name: string; data_uri: string; alt?: string; page: number }>; tables: Array<{ name: string; markdown: string; rows: string[][]; page: number }> }
@@ -43,13 +43,7 @@ describe('assets and document understanding', () => {
     imageBase = `http://127.0.0.1:${(imageHost.address() as AddressInfo).port}/docs/`;
     server = await startTestServer({ backend: 'sqlite', env: { DOCSEARCH_ALLOWED_PRIVATE_HOSTS: '127.0.0.1', DOCSEARCH_PARSE_MAX_MEMORY_MB: '700' } });
     ({ apiKey: key, projectId } = await createProject(server, { product: 'docsearch' }));
-    for (const f of ['pdf/layout-parser-paper-with-table.pdf', 'pdf/picture_classification.pdf', 'img/tika_testOCR.png']) {
-      const r = await ingestFile(server.baseUrl, key, dataPath('docs', f));
-      assert.equal(r.status, 201, JSON.stringify(r.body));
-      const done = await waitForJob(server.baseUrl, key, (r.body as { job_id: string }).job_id, 180_000);
-      assert.equal(done.status, 'done', `${f}: ${JSON.stringify(done)}`);
-      docs[f] = done.doc_id as string;
-    }
+    Object.assign(docs, await ingestDocsDone(server.baseUrl, key, ['pdf/layout-parser-paper-with-table.pdf', 'pdf/picture_classification.pdf', 'img/tika_testOCR.png']));
   });
   after(async () => {
     await server?.close();

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { startTestServer, createProject, type TestServer } from './helpers/start-test-server.ts';
-import { api, dataPath, ingestFile, ingestStream, waitForJob } from './helpers/api.ts';
+import { api, ingestDocsDone, ingestStream } from './helpers/api.ts';
 import { startS3Server, type S3TestServer } from './helpers/s3-server.ts';
 import { createS3Client } from '../src/storage/s3-blob-store.ts';
 
@@ -51,13 +51,7 @@ describe('service on PostgreSQL + S3 (blobs and index in one bucket)', () => {
       env: { ...s3Env(), DOCSEARCH_BLOB_URI: `s3://${BUCKET}/blobs`, DOCSEARCH_INDEX_URI: `s3://${BUCKET}/index`, DOCSEARCH_PARSE_MAX_MEMORY_MB: '700', DOCSEARCH_MAX_UPLOAD_BYTES: String(7 * 1024 * 1024) },
     });
     ({ apiKey: key, projectId, namespace } = await createProject(server, { product: 'docsearch' }));
-    for (const f of ['pdf/tracemonkey.pdf', 'pdf/picture_classification.pdf']) {
-      const r = await ingestFile(server.baseUrl, key, dataPath('docs', f));
-      assert.equal(r.status, 201, JSON.stringify(r.body));
-      const done = await waitForJob(server.baseUrl, key, (r.body as { job_id: string }).job_id, 180_000);
-      assert.equal(done.status, 'done', `${f}: ${JSON.stringify(done)}`);
-      docs[f] = done.doc_id as string;
-    }
+    Object.assign(docs, await ingestDocsDone(server.baseUrl, key, ['pdf/tracemonkey.pdf', 'pdf/picture_classification.pdf']));
   });
   after(async () => {
     await server?.close();

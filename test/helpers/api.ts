@@ -1,5 +1,6 @@
 // Small HTTP client helpers for integration tests: JSON calls with a bearer key, raw-file ingest, and
 // polling a job to a terminal state. They talk to the real server over a socket.
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -91,4 +92,22 @@ export async function waitForJob(baseUrl: string, key: string, jobId: string, ti
     if (Date.now() > deadline) throw new Error(`job ${jobId} still ${s.status} after ${timeoutMs} ms`);
     await new Promise((res) => setTimeout(res, 100));
   }
+}
+
+/**
+ * Ingest files of ../shared/data/docs one by one and wait for each job to be done.
+ * @param files paths under docs/ (e.g. 'pdf/tracemonkey.pdf')
+ * @returns doc_id per file path
+ * @throws AssertionError when an upload is not 201 or a job does not end done
+ */
+export async function ingestDocsDone(baseUrl: string, key: string, files: string[], timeoutMs = 180_000): Promise<Record<string, string>> {
+  const docs: Record<string, string> = {};
+  for (const f of files) {
+    const r = await ingestFile(baseUrl, key, dataPath('docs', f));
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const done = await waitForJob(baseUrl, key, (r.body as { job_id: string }).job_id, timeoutMs);
+    assert.equal(done.status, 'done', `${f}: ${JSON.stringify(done)}`);
+    docs[f] = done.doc_id as string;
+  }
+  return docs;
 }
