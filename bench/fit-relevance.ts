@@ -46,6 +46,16 @@ async function collectRows(): Promise<TrainRow[]> {
 
 const round = (v: number) => Math.round(v * 1e4) / 1e4;
 
+/**
+ * nDCG@10 of one query's candidates ordered by predicted probability, binary gains (a candidate is a hit
+ * region, so this is a ranking check on the training rows, not the BEIR document-level figure).
+ */
+function ndcg10(c: Array<{ p: number; y: number }>): number {
+  const dcg = (ys: number[]) => ys.slice(0, 10).reduce((s, g, i) => s + g / Math.log2(i + 2), 0);
+  const ideal = dcg(c.map((x) => x.y).sort((a, b) => b - a));
+  return ideal > 0 ? dcg([...c].sort((a, b) => b.p - a.p).map((x) => x.y)) / ideal : 0;
+}
+
 async function main(): Promise<void> {
   const rows = process.argv.includes('--collect') || !fs.existsSync(CACHE) ? await collectRows() : (JSON.parse(fs.readFileSync(CACHE, 'utf8')) as TrainRow[]);
   // Weights: each query 1 in total; then each set (kind of data × namespace size, languages pooled per kind) equal.
@@ -92,13 +102,14 @@ async function main(): Promise<void> {
       const k = rows[i].set + rows[i].query;
       byQ.set(k, [...(byQ.get(k) ?? []), i]);
     }
-    let anyRelPass = 0;
+    let anyRelPass = 0, ndcgSum = 0;
     for (const ids of byQ.values()) {
       const best = ids.reduce((a, b) => (prob(X[b]) > prob(X[a]) ? b : a));
       if (y[best]) top1++;
       if (ids.some((i) => y[i] && prob(X[i]) >= 0.3)) anyRelPass++;
+      ndcgSum += ndcg10(ids.map((i) => ({ p: prob(X[i]), y: y[i] })));
     }
-    report.push({ kind, queries: byQ.size, top1: round(top1 / byQ.size), anyRelevantAbove03: round(anyRelPass / byQ.size), relevantAbove03: round(relPass / Math.max(1, rel)), irrelevantAbove03: round(irrPass / Math.max(1, irr)), logLoss: round(llSum / idx.length) });
+    report.push({ kind, queries: byQ.size, top1: round(top1 / byQ.size), 'nDCG@10': round(ndcgSum / byQ.size), anyRelevantAbove03: round(anyRelPass / byQ.size), relevantAbove03: round(relPass / Math.max(1, rel)), irrelevantAbove03: round(irrPass / Math.max(1, irr)), logLoss: round(llSum / idx.length) });
   }
   console.table(report);
   const bins = Array.from({ length: 10 }, () => ({ n: 0, p: 0, pos: 0 }));

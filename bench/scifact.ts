@@ -3,12 +3,12 @@
 // and NamespaceIndex of an app started in a temp data dir (corpus ingested by bench/lib/corpus.ts). Also
 // the calibration check of `score`: how often hits scoring ≥ 0.3 (the default min_relevance) are relevant
 // compared with hits below, per tier. Prints tables; writes bench/results/scifact.json. Usage:
-//   npm run bench:scifact [-- --split test] [-- --limit N]
+//   npm run bench:scifact [-- --split test] [-- --limit N] [-- --variants standard,bm25]
 import { initAnalysis } from '../src/analysis/analyzer.ts';
 import { loadBeir, mean, ndcgAt, recallAt, writeResult } from './lib/beir.ts';
 import { createBenchProject, startBenchApp } from './lib/bench-app.ts';
 import { ingestCorpus } from './lib/corpus.ts';
-import { fallbackLanguage, percentile, runVariant, VARIANTS, type Variant } from './lib/quality.ts';
+import { fallbackLanguage, percentile, runVariant, VARIANTS as ALL_VARIANTS, type Variant } from './lib/quality.ts';
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);
@@ -16,6 +16,8 @@ const arg = (name: string) => {
 };
 const split = arg('--split') ?? 'test';
 const limit = Number(arg('--limit') ?? Infinity);
+// --variants standard,bm25 measures only those (e.g. to compare ranking changes on the train split quickly).
+const VARIANTS = (arg('--variants')?.split(',') ?? ALL_VARIANTS).filter((v): v is Variant => (ALL_VARIANTS as string[]).includes(v));
 const THRESHOLD = 0.3;
 
 async function main(): Promise<void> {

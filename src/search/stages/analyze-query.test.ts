@@ -55,3 +55,13 @@ test('question focus: words only outside the question of a longer query weigh le
   assert.equal(questionFocus('Revenue in 2023. Costs in 2022.'), null, 'no question, no focus');
   assert.deepEqual(analyseQuery('revenue growth', 'en').weights, [1, 1]);
 });
+
+test('coverage segments split sentences and clauses, but not numbers or the question focus', () => {
+  const q = analyseQuery('Using only the information available in the documents, what was the 2018 capital expenditure of 1,577?', 'en');
+  const seg = (t: string) => q.segments.findIndex((s) => s.includes(q.groups.findIndex((g) => g.includes(t))));
+  assert.equal(q.segments.length, 2, 'the comma after a word ends a clause; the one inside "1,577" does not');
+  assert.notEqual(seg('document'), seg('capit'), 'the instruction clause is its own segment');
+  assert.equal(seg('1,577'), seg('capit'));
+  assert.equal(questionFocus('For Pfizer, which region had the biggest drop?'), null, 'the question focus still sees one question');
+  assert.equal(analyseQuery('revenue growth', 'en').segments.length, 1);
+});

@@ -63,3 +63,26 @@ test('document coverage: the union of a document\'s candidates, and each chunk\'
   assert.equal(b1.coverageInDoc, 1);
   assert.equal(fused[3].docCoverage, 0);
 });
+
+test('a word that tells documents apart keeps its weight when the pool is full of one document', () => {
+  // Doc "acme" (5 chunks, all holding "acme" from its title) and doc "other" (1 chunk holding "capex").
+  const chunk = (id: string, doc: string, tokens: string): FusedChunk => ({ ...fc(id, tokens), chunk: { ...fc(id, tokens).chunk, doc_id: doc } });
+  const pool = [
+    chunk('a1', 'acme', 'acme capex'), chunk('a2', 'acme', 'acme'), chunk('a3', 'acme', 'acme'), chunk('a4', 'acme', 'acme'), chunk('a5', 'acme', 'acme'),
+    chunk('o1', 'other', 'capex'), chunk('o2', 'other2', 'capex'),
+  ];
+  const { fused } = withCoverage(pool, [['acme'], ['capex']]);
+  const cov = (id: string) => fused.find((f) => f.chunk.id === id)!.coverage!;
+  // Chunk-level pool IDF alone: acme (df 5 of 7) ≈ 0.41, capex (df 3 of 7) ≈ 0.85, so "acme" alone would
+  // cover 0.33. With the document level (acme in 1 of 3 documents) it weighs about as much as "capex".
+  assert.ok(cov('a2') > 0.4, `a chunk of the named document keeps the name's weight (${cov('a2')})`);
+  assert.ok(cov('o1') < 0.6, `a chunk of another document holding only the other word (${cov('o1')})`);
+  assert.equal(cov('a1'), 1);
+});
+
+test('with one candidate per document the two-level IDF leaves coverage as it was', () => {
+  const pool = [fc('a', 'billing cutover saturday'), fc('b', 'billing system migration'), fc('c', 'lunch menu')];
+  const { fused } = withCoverage(pool, [['billing'], ['cutover']]);
+  const idf = (df: number) => Math.log(1 + (3 - df + 0.5) / (df + 0.5));
+  assert.ok(Math.abs(fused[1].coverage! - idf(2) / (idf(2) + idf(1))) < 1e-12);
+});

@@ -5,7 +5,11 @@
 //   df(w)   candidates (vector ∪ BM25 lists, ≤ 200) holding any term of word w's group
 //   idf(w)  ln(1 + (P − df + 0.5) / (df + 0.5)), P = pool size (the BM25 IDF of Robertson–Spärck Jones
 //           with +1 as in Lucene, computed over the pool; for namespaces whose matches all fit in the
-//           pool it is the namespace's own IDF)
+//           pool it is the namespace's own IDF), PLUS the same formula over the pool's documents
+//           (D documents with a candidate, df_D of them with a candidate holding w): two levels, because a
+//           word can tell documents apart ("3M", "2018") or passages of one document ("expenditure"), and
+//           retrieval fills the pool with the chunks of the documents that hold the first kind, so at the
+//           chunk level alone the company a question names weighs least (addDocumentIdf)
 //   coverage(c) = Σ_{w ∈ c} q(w)·idf(w) / Σ_{w : df(w) > 0} q(w)·idf(w)
 //   q(w)    the word's query weight (analyze-query.ts: 1, less for words only outside the question)
 // Words no candidate holds (instruction filler of a verbose question, a word in another language) are
@@ -56,6 +60,7 @@ export function withCoverage(fused: FusedChunk[], groups: string[][], weights: n
     for (const h of has) if (h?.[w]) df++;
     return df === 0 ? 0 : Math.log(1 + (P - df + 0.5) / (df + 0.5));
   });
+  addDocumentIdf(rawIdf, has, fused.map((f) => f.chunk.doc_id));
   const seg = segmentWeights(has, rawIdf, segments);
   const word = wordMatchability(has, rawIdf.map((x, w) => x * (weights[w] ?? 1)));
   // Words of the best-matched segment (and every word of a one-segment query) keep factor 1: the word
@@ -134,4 +139,27 @@ function segmentWeights(has: Array<boolean[] | null>, idf: number[], segments: n
   const seen = idf.map(() => false);
   segments.forEach((seg, i) => { for (const w of seg) { seen[w] = true; inSome[w] = Math.max(inSome[w], (m[i] / top) ** SEGMENT_SHARPNESS); } });
   return out.map((x, w) => (seen[w] ? inSome[w] : x));
+}
+
+/**
+ * Add the document-level IDF to each matched word's chunk-level pool IDF (in place): ln(1 + (D − d + 0.5)
+ * / (d + 0.5)) with D the documents that have a candidate and d those with a candidate holding the word.
+ * When every document has one candidate (SciFact abstracts, XQuAD paragraphs) it equals the chunk-level
+ * IDF, so every weight doubles and coverage (a ratio) is unchanged; with one document (searchInDoc) it adds
+ * the same 0.29 to every matched word. Chosen on the training rows of bench/fit-relevance.ts (2026-11-24,
+ * with clause segments, analyze-query.ts): share of queries with a relevant hit ≥ 0.3 equal or better on
+ * every kind of data but plain SciFact over 5 183 abstracts (0.561 → 0.556), XQuAD article documents
+ * 0.958 → 0.963 (plain) and 0.969 → 0.975 (wrapped).
+ * @param idf    per word, chunk-level pool IDF (0 = no candidate holds it; left 0)
+ * @param has    per candidate, which words it holds (null = no stored terms)
+ * @param docOf  per candidate, its document id
+ */
+function addDocumentIdf(idf: number[], has: Array<boolean[] | null>, docOf: string[]): void {
+  const D = new Set(docOf).size;
+  idf.forEach((x, w) => {
+    if (x === 0) return;
+    const docs = new Set<string>();
+    has.forEach((h, i) => { if (h?.[w]) docs.add(docOf[i]); });
+    idf[w] = x + Math.log(1 + (D - docs.size + 0.5) / (docs.size + 0.5));
+  });
 }
