@@ -8,8 +8,10 @@
 // a machine shared with other work; "pages/s on idle cores" = cores / CPU-s per page). Accuracy proxies
 // per document: recall of hand-checked words (bench/lib/ocr-truth.ts) and token F1 against a reference
 // run (bench/ocr-reference.json, written by `--write-reference` from the 300-dpi pipeline before issue
-// 15). Table on stdout, JSON in bench/results/ocr.json.
-// Run: npm run bench:ocr [-- --pool 2] [-- --serial] [-- --mixed] [-- --only name] [-- --write-reference]
+// 15). Table on stdout, JSON in bench/results/ocr.json. `--trace` instead parses the scans one by one in
+// this process and lists every tesseract run and image preparation step with its CPU
+// (bench/lib/ocr-tracer.ts; JSON in bench/results/ocr-trace.json).
+// Run: npm run bench:ocr [-- --pool 2] [-- --serial] [-- --mixed] [-- --only name] [-- --write-reference] [-- --trace]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,6 +22,7 @@ import { ParseRunner } from '../src/ingest/isolation/parse-runner.ts';
 import { detectFormat } from '../src/ingest/parse/format.ts';
 import { lacksTextLayer } from '../src/ingest/parse/pdf-ocr.ts';
 import { ParseError } from '../src/ingest/parse/types.ts';
+import { traceScans } from './lib/ocr-tracer.ts';
 import { OCR_TRUTH, tokenF1, truthRecall } from './lib/ocr-truth.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -84,6 +87,11 @@ function childrenCpuSeconds(): number {
 
 async function main(): Promise<void> {
   const scans = await findScans();
+  if (argv.includes('--trace')) {
+    const traces = await traceScans(scans);
+    writeResult('ocr-trace.json', { date: new Date().toISOString(), node: process.version, documents: traces });
+    return;
+  }
   const reference: Record<string, string> = fs.existsSync(REFERENCE) ? JSON.parse(fs.readFileSync(REFERENCE, 'utf8')).texts : {};
   const runner = new ParseRunner({ size: POOL, timeoutMs: 600_000, maxMemoryMb: 4096 });
   const warm = { data: Buffer.from('warm up the parser child process'), filename: 'warm.txt' };
@@ -141,9 +149,13 @@ async function main(): Promise<void> {
     fs.writeFileSync(REFERENCE, JSON.stringify({ note: 'OCR text of the 300-dpi pipeline before issue 15 (tesseract, OSD + language choice); written by npm run bench:ocr -- --write-reference', date: new Date().toISOString(), texts }, null, 2) + '\n');
     console.log(`written ${path.relative(repoRoot, REFERENCE)}`);
   }
-  const out = path.join(repoRoot, 'bench', 'results', 'ocr.json');
+  writeResult('ocr.json', { date: new Date().toISOString(), node: process.version, summary, documents: rows.map(({ text: _t, ...r }) => r) });
+}
+
+function writeResult(name: string, value: unknown): void {
+  const out = path.join(repoRoot, 'bench', 'results', name);
   fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), node: process.version, summary, documents: rows.map(({ text: _t, ...r }) => r) }, null, 2) + '\n');
+  fs.writeFileSync(out, JSON.stringify(value, null, 2) + '\n');
   console.log(`written ${path.relative(repoRoot, out)}`);
 }
 

@@ -8,6 +8,7 @@
 // `ocrConcurrency` (parse limits; the parse pool's size) at once in this process (issue 15).
 import { execFile, spawn } from 'node:child_process';
 import { parseLimits } from '../isolation/limits.ts';
+import { traced } from './ocr-trace.ts';
 
 /** One recognised word; box in pixels of the input image, conf 0..100. */
 export interface OcrWord {
@@ -76,7 +77,7 @@ async function withSlot<T>(fn: () => Promise<T>): Promise<T> {
 /** Run tesseract with `args` on `image` (any format leptonica reads: PGM, PNG, JPEG, TIFF, WebP…). */
 function run(image: Buffer, args: string[], timeoutMs: number, signal?: AbortSignal): Promise<string> {
   if (signal?.aborted) return Promise.reject(new Error('OCR aborted'));
-  return withSlot(() => spawnTesseract(image, args, timeoutMs, signal));
+  return withSlot(() => traced(`tesseract ${args.join(' ')}`, () => spawnTesseract(image, args, timeoutMs, signal)));
 }
 
 function spawnTesseract(image: Buffer, args: string[], timeoutMs: number, signal?: AbortSignal): Promise<string> {

@@ -2,8 +2,8 @@
 // layout code (pdf-layout.ts / pdf-blocks.ts) turns into lines and blocks, so OCR'd text gets the same
 // reading order, heading and paragraph rules as a text layer. Steps (issue 15 made the common case one
 // tesseract run instead of two or more):
-//  0. The picture becomes grey at the requested scale; light-on-dark pictures are inverted and
-//     low-contrast ones stretched (ocr-image-prep.ts).
+//  0. The picture is scaled as requested and encoded as PNG; light-on-dark pictures are inverted to
+//     grey (ocr-image-prep.ts).
 //  1. English first: most pages are upright Latin text, and then one run is all it takes. Only when
 //     English reads badly (character-weighted confidence < 60: another script, or a rotated page), or
 //     most of its lines stand taller than wide (a page turned a quarter, which tesseract reads but
@@ -25,6 +25,7 @@ import { detectScript, installedLanguages, recognizeWords, type OcrWord } from '
 import { DEFAULT_CANDIDATES, RETRY_CANDIDATES, SCRIPT_CANDIDATES } from './ocr-languages.ts';
 import { decodeImage, estimateLineHeight, prepareForOcr, rotateImage, type PreparedImage, type RawImage, type RgbImage } from './ocr-image-prep.ts';
 import { groupLines, toRuns } from './ocr-runs.ts';
+import { traced } from './ocr-trace.ts';
 
 export type { RawImage } from './ocr-image-prep.ts';
 
@@ -191,7 +192,7 @@ export function rereadScale(result: OcrResult, maxScale: number): number | null 
 async function recognise(img: RgbImage, page: PreparedImage, scale: number, have: Set<string>, opts: OcrOptions): Promise<{ best: Reading; page: PreparedImage; rotated: number }> {
   const fixed = process.env.DOCSEARCH_OCR_LANGS?.trim();
   const run = async (p: PreparedImage, langs: string, psm = 3): Promise<Reading> => {
-    const words = await recognizeWords(p.ppm, { langs, psm, signal: opts.signal, timeoutMs: opts.timeoutMs });
+    const words = await recognizeWords(p.png, { langs, psm, signal: opts.signal, timeoutMs: opts.timeoutMs });
     return { langs, words, ...score(words) };
   };
   const pick = (rs: Reading[]) => rs.reduce((a, b) => (better(b, a) ? b : a));
@@ -206,10 +207,10 @@ async function recognise(img: RgbImage, page: PreparedImage, scale: number, have
     tried.add(first);
     // Tesseract reads a page turned a quarter line by line too, but its lines then stand upright.
     if (best.confidence < OSD_BELOW || best.sidewaysFraction > 0.5) {
-      const osd = await detectScript(page.ppm, { signal: opts.signal });
+      const osd = await detectScript(page.png, { signal: opts.signal });
       if (osd?.rotate) {
         rotated = osd.rotate;
-        page = await prepareForOcr(await rotateImage(img, osd.rotate), scale);
+        page = await traced('prep rotate', async () => prepareForOcr(await rotateImage(img, osd.rotate), scale));
         tried = new Set();
       }
       const cands = usable(candidatesFor(osd?.script), have).filter((c) => !tried.has(c));
@@ -253,10 +254,10 @@ export async function ocrImage(image: Buffer | RawImage, opts: OcrOptions = {}):
   if (!have.size) throw new OcrUnavailableError('OCR is not available: install tesseract-ocr and its language packages.');
   // A reduction happens while decoding; an enlargement when preparing (after the text-size estimate).
   const shrink = Math.min(1, opts.scale ?? 1);
-  const img = await decodeImage(image, shrink);
-  const scale = opts.scale ?? defaultScale(img);
+  const img = await traced('prep decode', () => decodeImage(image, shrink));
+  const scale = opts.scale ?? await traced('prep line-height', async () => defaultScale(img));
   const prepScale = scale / shrink;
-  const prepared = await prepareForOcr(img, prepScale);
+  const prepared = await traced('prep scale', () => prepareForOcr(img, prepScale));
   const { best, page, rotated } = await recognise(img, prepared, prepScale, have, opts);
   let widthPt = opts.widthPt ?? img.width / shrink;
   let heightPt = opts.heightPt ?? img.height / shrink;

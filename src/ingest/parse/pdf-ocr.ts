@@ -12,6 +12,7 @@ import { createCanvas } from '@napi-rs/canvas';
 import type { PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { ocrImage, rereadScale, type OcrResult, type RawImage } from './ocr.ts';
 import type { PageScan } from './pdf-images.ts';
+import { traced } from './ocr-trace.ts';
 
 const BASE_DPI = 200;
 const MIN_DPI = 150;
@@ -65,7 +66,7 @@ export async function ocrPage(page: PDFPageProxy, opts: { scan?: PageScan | null
   const read = async (dpi: number) => {
     const ocrOpts = { widthPt: base.width, heightPt: base.height, signal: opts.signal };
     if (scan?.pixels) return ocrImage(scan.pixels, { ...ocrOpts, scale: dpi / scan.dpi });
-    const raw = await renderPage(page, dpi);
+    const raw = await traced(`prep render ${Math.round(dpi)}dpi`, () => renderPage(page, dpi));
     return ocrImage(raw, { ...ocrOpts, scale: 1 });
   };
   let result = await read(first);
