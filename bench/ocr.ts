@@ -11,7 +11,9 @@
 // 15). Table on stdout, JSON in bench/results/ocr.json. `--trace` instead parses the scans one by one in
 // this process and lists every tesseract run and image preparation step with its CPU
 // (bench/lib/ocr-tracer.ts; JSON in bench/results/ocr-trace.json).
-// Run: npm run bench:ocr [-- --pool 2] [-- --serial] [-- --mixed] [-- --only name] [-- --write-reference] [-- --trace]
+// `--multipage [N]` reads one synthetic N-page scanned PDF (default 10; bench/lib/scan-pdf.ts) instead:
+// its pages should keep both cores busy ("cores busy" = CPU s / wall s).
+// Run: npm run bench:ocr [-- --pool 2] [-- --serial] [-- --mixed] [-- --only name] [-- --write-reference] [-- --trace] [-- --multipage 10]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,6 +25,7 @@ import { detectFormat } from '../src/ingest/parse/format.ts';
 import { lacksTextLayer } from '../src/ingest/parse/pdf-ocr.ts';
 import { ParseError } from '../src/ingest/parse/types.ts';
 import { traceScans } from './lib/ocr-tracer.ts';
+import { scanPdf } from './lib/scan-pdf.ts';
 import { OCR_TRUTH, tokenF1, truthRecall } from './lib/ocr-truth.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -36,7 +39,7 @@ const ONLY = opt('--only');
 const MIXED = argv.includes('--mixed');
 const CLK_TCK = 100; // USER_HZ of /proc/<pid>/stat on Linux
 
-interface Scan { rel: string; file: string; ocrPages: number }
+interface Scan { rel: string; file: string; ocrPages: number; truth?: readonly string[] }
 interface Row { file: string; ok: boolean; error?: string; ocrPages: number; ms: number; recall: number; refF1: number | null; text: string }
 
 /** Every picture, and every PDF whose pages all lack a text layer (with --mixed: any such page). */
@@ -69,6 +72,18 @@ async function findScans(): Promise<Scan[]> {
   return out;
 }
 
+/** Pictures of the data set with Latin text, cycled through for the synthetic multi-page scan. */
+const MULTIPAGE_SOURCES = ['img/layout-parser-paper-with-table.jpg', 'img/qr_bill_example.jpg', 'img/table-multi-row-column-cells.png', 'img/tika_testOCR.png', 'img/english-and-korean.png'];
+
+/** The synthetic N-page scan (pages 8.5 in wide), written to a temporary file. */
+async function multipageScan(pages: number): Promise<Scan> {
+  const sources = Array.from({ length: pages }, (_, i) => MULTIPAGE_SOURCES[i % MULTIPAGE_SOURCES.length]);
+  const pdf = await scanPdf(sources.map((rel) => ({ data: fs.readFileSync(path.join(DOCS, rel)), widthIn: 8.5 })));
+  const file = path.join(os.tmpdir(), `bench-ocr-multipage-${process.pid}.pdf`);
+  fs.writeFileSync(file, pdf);
+  return { rel: `synthetic ${pages}-page scan`, file, ocrPages: pages, truth: [...new Set(sources.flatMap((rel) => OCR_TRUTH[rel] ?? []))] };
+}
+
 /** CPU seconds (user + system, own + reaped children) of this process's child processes. */
 function childrenCpuSeconds(): number {
   let ticks = 0;
@@ -85,8 +100,26 @@ function childrenCpuSeconds(): number {
   return ticks / CLK_TCK;
 }
 
+/** Tesseract processes running under this process's children right now (parse child -> tesseract). */
+function runningTesseracts(): number {
+  const parents = new Map<string, string>();
+  const names = new Map<string, string>();
+  for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      names.set(pid, stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')));
+      parents.set(pid, stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const mine = (pid: string) => parents.get(parents.get(pid) ?? '') === String(process.pid);
+  return [...names].filter(([pid, name]) => name === 'tesseract' && mine(pid)).length;
+}
+
 async function main(): Promise<void> {
-  const scans = await findScans();
+  const multipage = argv.includes('--multipage') ? await multipageScan(Number(opt('--multipage')) || 10) : null;
+  const scans = multipage ? [multipage] : await findScans();
   if (argv.includes('--trace')) {
     const traces = await traceScans(scans);
     writeResult('ocr-trace.json', { date: new Date().toISOString(), node: process.version, documents: traces });
@@ -99,6 +132,8 @@ async function main(): Promise<void> {
   const load = os.loadavg()[0];
   const cpu0 = childrenCpuSeconds();
   const t0 = performance.now();
+  const running: number[] = [];
+  const sampler = setInterval(() => running.push(runningTesseracts()), 50);
   const rows: Row[] = [];
   const queue = [...scans];
   const worker = async () => {
@@ -109,7 +144,7 @@ async function main(): Promise<void> {
         const doc = await runner.parse({ data: fs.readFileSync(s.file), filename: path.basename(s.file) });
         const text = doc.blocks.filter((b) => b.kind !== 'image').map((b) => b.text).join('\n');
         const ref = reference[s.rel];
-        row = { file: s.rel, ok: true, ocrPages: s.ocrPages, ms: performance.now() - start, recall: truthRecall(text, OCR_TRUTH[s.rel] ?? []), refF1: ref === undefined ? null : tokenF1(text, ref), text };
+        row = { file: s.rel, ok: true, ocrPages: s.ocrPages, ms: performance.now() - start, recall: truthRecall(text, s.truth ?? OCR_TRUTH[s.rel] ?? []), refF1: ref === undefined ? null : tokenF1(text, ref), text };
       } catch (err) {
         const error = err instanceof ParseError ? `${err.jobCode} ${err.errorCode}` : String(err);
         row = { file: s.rel, ok: false, error, ocrPages: s.ocrPages, ms: performance.now() - start, recall: 0, refF1: reference[s.rel] === undefined ? null : tokenF1('', reference[s.rel]), text: '' };
@@ -121,7 +156,9 @@ async function main(): Promise<void> {
   await Promise.all(Array.from({ length: SERIAL ? 1 : POOL }, worker));
   const seconds = (performance.now() - t0) / 1000;
   const cpu = childrenCpuSeconds() - cpu0;
+  clearInterval(sampler);
   await runner.close();
+  if (multipage) fs.rmSync(multipage.file, { force: true });
   rows.sort((a, b) => a.file.localeCompare(b.file));
 
   const pages = rows.reduce((s, r) => s + r.ocrPages, 0);
@@ -131,7 +168,8 @@ async function main(): Promise<void> {
   const summary = {
     documents: rows.length, failed: rows.filter((r) => !r.ok).length, pages, seconds: +seconds.toFixed(2),
     pagesPerSecond: +(pages / seconds).toFixed(2), cpuSeconds: +cpu.toFixed(2), cpuSecondsPerPage: +(cpu / pages).toFixed(2),
-    pagesPerSecondIdleCores: +((cores * pages) / cpu).toFixed(2), cores, loadAverage1m: +load.toFixed(2), pool: POOL, serial: SERIAL,
+    pagesPerSecondIdleCores: +((cores * pages) / cpu).toFixed(2), coresBusy: +(cpu / seconds).toFixed(2), cores,
+    tesseractsRunning: { mean: +(running.reduce((a, b) => a + b, 0) / Math.max(1, running.length)).toFixed(2), max: Math.max(0, ...running), atLeastTwo: +(running.filter((n) => n >= 2).length / Math.max(1, running.length)).toFixed(2) }, loadAverage1m: +load.toFixed(2), pool: POOL, serial: SERIAL,
     wordRecall: +mean(rows.map((r) => r.recall)).toFixed(3), referenceF1: withRef.length ? +mean(withRef.map((r) => r.refF1!)).toFixed(3) : null,
   };
   console.log('| document | OCR pages | ms | hand-checked words found | token F1 vs 300-dpi reference |');
@@ -141,7 +179,9 @@ async function main(): Promise<void> {
   }
   console.log(`\n${summary.documents} documents (${summary.failed} failed), ${pages} OCR'd pages in ${summary.seconds} s = ${summary.pagesPerSecond} pages/s `
     + `(pool ${POOL}${SERIAL ? ', one document at a time' : ''}, load average ${summary.loadAverage1m} on ${cores} cores)`);
-  console.log(`CPU ${summary.cpuSeconds} s = ${summary.cpuSecondsPerPage} s/page -> ${summary.pagesPerSecondIdleCores} pages/s on ${cores} idle cores`);
+  console.log(`CPU ${summary.cpuSeconds} s = ${summary.cpuSecondsPerPage} s/page -> ${summary.pagesPerSecondIdleCores} pages/s on ${cores} idle cores; cores busy ${summary.coresBusy}`);
+  const tr = summary.tesseractsRunning;
+  console.log(`tesseract processes running (sampled every 50 ms): mean ${tr.mean}, max ${tr.max}, 2 or more ${(tr.atLeastTwo * 100).toFixed(0)}% of the time`);
   console.log(`accuracy: hand-checked words found ${(summary.wordRecall * 100).toFixed(1)}%, token F1 vs reference ${summary.referenceF1 ?? '—'}`);
 
   if (argv.includes('--write-reference')) {

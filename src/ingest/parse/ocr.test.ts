@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { parseDocument } from './index.ts';
-import { ocrImage } from './ocr.ts';
+import { fitScale, ocrImage } from './ocr.ts';
+import { decodeImage } from './ocr-image-prep.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
 const imgDir = path.resolve(repoRoot, '../shared/data/docs/img');
@@ -69,4 +70,17 @@ test('small text is read at a larger scale; large text as is', async () => {
   const large = await ocrImage(fs.readFileSync(path.join(imgDir, 'tika_testOCR.png')));
   assert.equal(large.scale, 1);
   assert.equal(large.inverted, false);
+});
+
+test('a fixed scale with room above it (a PDF scan) is raised so that small lines reach ~20 px, in one reading', async () => {
+  const data = fs.readFileSync(path.join(imgDir, 'layout-parser-paper-with-table.jpg'));
+  const img = await decodeImage(data);
+  const raised = fitScale(img, 1.2, 1, 3);
+  assert.ok(raised > 2 && raised <= 3, `lines ~6 px high at 1.2×: raised to ${raised}`);
+  assert.equal(fitScale(img, 1.2, 1, 1.5), 1.5, 'never past maxScale');
+  const large = await decodeImage(fs.readFileSync(path.join(imgDir, 'tika_testOCR.png')));
+  assert.equal(fitScale(large, 1, 1, 3), 1, 'lines already ~40 px high stay as they are');
+  const result = await ocrImage(data, { scale: 1.2, maxScale: 3 });
+  assert.equal(result.scale, raised);
+  assert.ok(result.wordHeightPx >= 16, `words ${result.wordHeightPx} px high: no second reading needed`);
 });

@@ -35,6 +35,11 @@ export interface OcrOptions {
   heightPt?: number;
   /** Resize factor before OCR; default defaultScale() (small text enlarged, up to 2×). */
   scale?: number;
+  /**
+   * With `scale`: enlarge further, up to this factor, when the text lines measured on the picture
+   * would be under ~20 px high at `scale` (one run at the right size instead of a second, larger one).
+   */
+  maxScale?: number;
   signal?: AbortSignal;
   /** Per tesseract run; default 60 s. */
   timeoutMs?: number;
@@ -178,6 +183,17 @@ export function defaultScale(img: RgbImage): number {
 }
 
 /**
+ * `scale`, raised up to `maxScale` so that the picture's text lines (estimateLineHeight, on `img`,
+ * which is the picture reduced by `shrink`) come out ~20 px high; unchanged without an estimate.
+ */
+export function fitScale(img: RgbImage, scale: number, shrink: number, maxScale: number): number {
+  const line = estimateLineHeight(img);
+  if (!line || maxScale <= scale) return scale;
+  const atScale = (line * scale) / shrink;
+  return atScale < TARGET_LINE_PX ? Math.min(maxScale, (scale * TARGET_LINE_PX) / atScale) : scale;
+}
+
+/**
  * Scale for a second reading when the text came out too small for tesseract (median word height
  * below 16 px), or null when the first reading stands.
  * @param maxScale the largest scale the caller offers (e.g. 300 dpi / the rendered dpi)
@@ -255,7 +271,9 @@ export async function ocrImage(image: Buffer | RawImage, opts: OcrOptions = {}):
   // A reduction happens while decoding; an enlargement when preparing (after the text-size estimate).
   const shrink = Math.min(1, opts.scale ?? 1);
   const img = await traced('prep decode', () => decodeImage(image, shrink));
-  const scale = opts.scale ?? await traced('prep line-height', async () => defaultScale(img));
+  const scale = opts.scale === undefined
+    ? await traced('prep line-height', async () => defaultScale(img))
+    : opts.maxScale ? await traced('prep line-height', async () => fitScale(img, opts.scale!, shrink, opts.maxScale!)) : opts.scale;
   const prepScale = scale / shrink;
   const prepared = await traced('prep scale', () => prepareForOcr(img, prepScale));
   const { best, page, rotated } = await recognise(img, prepared, prepScale, have, opts);

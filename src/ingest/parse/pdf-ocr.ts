@@ -5,9 +5,11 @@
 // own coordinates.
 // Resolution per page (issue 15): 300 dpi took twice the CPU of 200 dpi and read the scans of
 // ../shared/data/docs no better (docs/ocr.md), so a page is rendered at 200 dpi, or at the scan's own
-// resolution when that is lower (never below 150 dpi: upsampling a 93-dpi fax adds nothing). When the
-// text comes out small (median word under 16 px high, i.e. below ~8 pt at 200 dpi) the page is
-// rendered again larger, up to 300 dpi. Always capped at 5,000 px on the long side and 25 Mpx.
+// resolution when that is lower (never below 150 dpi), then enlarged up to 300 dpi when its text lines,
+// measured on the pixels, are under ~20 px high (ocr.ts fitScale: one reading at the right size; a
+// 10-page synthetic scan of small print took two readings a page before). When the words still come
+// out small (median under 16 px high) the page is read again larger, up to 300 dpi. Always capped at
+// 5,000 px on the long side and 25 Mpx.
 import { createCanvas } from '@napi-rs/canvas';
 import type { PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { ocrImage, rereadScale, type OcrResult, type RawImage } from './ocr.ts';
@@ -34,12 +36,16 @@ export function renderDpi(nativeDpi: number | null): number {
   return Math.round(Math.min(BASE_DPI, Math.max(MIN_DPI, nativeDpi)));
 }
 
+/** `dpi`, lowered as far as the page needs to stay within 5,000 px a side and 25 Mpx. */
+function cappedDpi(page: PDFPageProxy, dpi: number): number {
+  const base = page.getViewport({ scale: 1 });
+  const scale = Math.min(dpi / 72, MAX_SIDE / Math.max(base.width, base.height), Math.sqrt(MAX_PIXELS / (base.width * base.height)));
+  return scale * 72;
+}
+
 /** Render a page at up to `dpi` (default 300) into raw RGBA pixels. */
 export async function renderPage(page: PDFPageProxy, dpi = MAX_DPI): Promise<RawImage & { dpi: number }> {
-  const base = page.getViewport({ scale: 1 });
-  let scale = dpi / 72;
-  scale = Math.min(scale, MAX_SIDE / Math.max(base.width, base.height));
-  scale = Math.min(scale, Math.sqrt(MAX_PIXELS / (base.width * base.height)));
+  const scale = cappedDpi(page, dpi) / 72;
   const viewport = page.getViewport({ scale });
   const canvas = createCanvas(Math.max(1, Math.ceil(viewport.width)), Math.max(1, Math.ceil(viewport.height)));
   const ctx = canvas.getContext('2d');
@@ -63,17 +69,19 @@ export async function ocrPage(page: PDFPageProxy, opts: { scan?: PageScan | null
   const base = page.getViewport({ scale: 1 });
   const scan = opts.scan ?? null;
   const first = renderDpi(scan?.dpi ?? null);
-  const read = async (dpi: number) => {
+  // The first reading goes up to 300 dpi at once when the page's text lines are small (ocr.ts
+  // fitScale), so that small print rarely needs the second reading below.
+  const read = async (dpi: number, upTo = dpi) => {
     const ocrOpts = { widthPt: base.width, heightPt: base.height, signal: opts.signal };
-    if (scan?.pixels) return ocrImage(scan.pixels, { ...ocrOpts, scale: dpi / scan.dpi });
+    if (scan?.pixels) return ocrImage(scan.pixels, { ...ocrOpts, scale: dpi / scan.dpi, maxScale: upTo / scan.dpi });
     const raw = await traced(`prep render ${Math.round(dpi)}dpi`, () => renderPage(page, dpi));
-    return ocrImage(raw, { ...ocrOpts, scale: 1 });
+    return ocrImage(raw, { ...ocrOpts, scale: 1, maxScale: upTo / dpi });
   };
-  let result = await read(first);
+  let result = await read(first, Math.max(first, cappedDpi(page, MAX_DPI)));
   // rereadScale works in the image's own scale: the scan's pixels, or the rendered page at `first` dpi.
   const unit = scan?.pixels ? scan.dpi : first;
   const larger = rereadScale(result, MAX_DPI / unit);
-  if (larger) result = await read(larger * unit);
+  if (larger) result = await read(Math.min(MAX_DPI, larger * unit));
   for (const r of result.runs) {
     r.x += vx0;
     r.y += vy0;
