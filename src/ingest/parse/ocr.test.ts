@@ -84,3 +84,48 @@ test('a fixed scale with room above it (a PDF scan) is raised so that small line
   assert.equal(result.scale, raised);
   assert.ok(result.wordHeightPx >= 16, `words ${result.wordHeightPx} px high: no second reading needed`);
 });
+
+/** A baseline multi-page TIFF (8-bit grey, uncompressed, one strip a page) of `pages`. */
+function multiPageTiff(pages: Array<{ data: Buffer; width: number; height: number }>): Buffer {
+  const parts: Buffer[] = [Buffer.from('II*\0\0\0\0\0', 'latin1')];
+  let offset = 8;
+  let linkAt = 4; // where the offset of the next IFD goes
+  for (const p of pages) {
+    const stripAt = offset;
+    parts.push(p.data);
+    offset += p.data.length + (p.data.length % 2);
+    if (p.data.length % 2) parts.push(Buffer.alloc(1));
+    const tags: Array<[number, number, number]> = [[256, 4, p.width], [257, 4, p.height], [258, 3, 8], [259, 3, 1], [262, 3, 1], [273, 4, stripAt], [277, 3, 1], [278, 4, p.height], [279, 4, p.data.length]];
+    const ifd = Buffer.alloc(2 + tags.length * 12 + 4);
+    ifd.writeUInt16LE(tags.length, 0);
+    tags.forEach(([tag, type, value], i) => {
+      ifd.writeUInt16LE(tag, 2 + i * 12);
+      ifd.writeUInt16LE(type, 4 + i * 12);
+      ifd.writeUInt32LE(1, 6 + i * 12);
+      if (type === 3) ifd.writeUInt16LE(value, 10 + i * 12);
+      else ifd.writeUInt32LE(value, 10 + i * 12);
+    });
+    const all = Buffer.concat(parts);
+    all.writeUInt32LE(offset, linkAt);
+    parts.splice(0, parts.length, all);
+    linkAt = offset + 2 + tags.length * 12;
+    parts.push(ifd);
+    offset += ifd.length;
+  }
+  return Buffer.concat(parts);
+}
+
+test('a multi-page TIFF: every page read, side by side, in page order', async () => {
+  const grey = async (name: string) => {
+    const { data, info } = await sharp(fs.readFileSync(path.join(imgDir, name))).greyscale().raw().toBuffer({ resolveWithObject: true });
+    return { data, width: info.width, height: info.height };
+  };
+  const tiff = multiPageTiff([await grey('tika_testOCR.png'), await grey('table-multi-row-column-cells.png'), await grey('tika_testOCR.png')]);
+  assert.equal((await sharp(tiff).metadata()).pages, 3);
+  const doc = await parseDocument({ data: tiff, filename: 'scan.tiff' });
+  assert.equal(doc.pages, 3);
+  const all = doc.blocks.filter((b) => b.kind !== 'image').map((b) => b.text).join('\n');
+  const first = all.indexOf('some words');
+  const table = all.indexOf('Dexterity');
+  assert.ok(first >= 0 && table > first && all.indexOf('some words', table) > table, all);
+});

@@ -56,13 +56,16 @@ export async function parseImage(data: Buffer, filename = 'image'): Promise<Pars
       throw err;
     }
   };
-  // Pages are OCR'd `ocrConcurrency` at a time, side by side, and kept in order.
-  const lines: Line[] = [];
-  const window = Math.max(1, parseLimits().ocrConcurrency);
-  for (let p = 0; p < pages; p += window) {
-    const batch = Array.from({ length: Math.min(window, pages - p) }, (_, i) => readPage(p + i));
-    for (const pageLinesOf of await Promise.all(batch)) lines.push(...pageLinesOf);
-  }
+  // Pages are OCR'd side by side (tesseract runs bounded by ocr-tesseract.ts) by up to twice
+  // `ocrConcurrency` readers, each taking the next page when done (no batch waits for its slowest
+  // page), and kept in order.
+  const perPage: Line[][] = new Array(pages);
+  let next = 0;
+  const reader = async () => {
+    for (let p = next++; p < pages; p = next++) perPage[p] = await readPage(p);
+  };
+  await Promise.all(Array.from({ length: Math.min(pages, 2 * Math.max(1, parseLimits().ocrConcurrency)) }, reader));
+  const lines = perPage.flat();
   const base = path.basename(filename).replace(/\.[^.]+$/, '').replace(/[^\w.-]+/g, '_').slice(0, 80) || 'image';
   const asset = await figureAsset(data, format, meta.width ?? 0, meta.height ?? 0, base);
   const blocks = linesToBlocks(lines);
