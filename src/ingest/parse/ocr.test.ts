@@ -83,6 +83,11 @@ test('a fixed scale with room above it (a PDF scan) is raised so that small line
   const result = await ocrImage(data, { scale: 1.2, maxScale: 3 });
   assert.equal(result.scale, raised);
   assert.ok(result.wordHeightPx >= 16, `words ${result.wordHeightPx} px high: no second reading needed`);
+  // A large scan first reduced (scale < 1) is reduced less when its lines are small, not re-enlarged.
+  const big = await sharp(data).resize({ width: 791 * 3 }).png().toBuffer();
+  const reduced = await ocrImage(big, { scale: 0.4, maxScale: 1 });
+  assert.ok(reduced.scale > 0.6 && reduced.scale <= 1, `scale ${reduced.scale}`);
+  assert.match(reduced.runs.map((r) => r.str).join(' '), /LayoutParser/);
 });
 
 /** A baseline multi-page TIFF (8-bit grey, uncompressed, one strip a page) of `pages`. */

@@ -269,11 +269,17 @@ export async function ocrImage(image: Buffer | RawImage, opts: OcrOptions = {}):
   const have = await installedLanguages();
   if (!have.size) throw new OcrUnavailableError('OCR is not available: install tesseract-ocr and its language packages.');
   // A reduction happens while decoding; an enlargement when preparing (after the text-size estimate).
-  const shrink = Math.min(1, opts.scale ?? 1);
-  const img = await traced('prep decode', () => decodeImage(image, shrink));
+  let shrink = Math.min(1, opts.scale ?? 1);
+  let img = await traced('prep decode', () => decodeImage(image, shrink));
   const scale = opts.scale === undefined
     ? await traced('prep line-height', async () => defaultScale(img))
     : opts.maxScale ? await traced('prep line-height', async () => fitScale(img, opts.scale!, shrink, opts.maxScale!)) : opts.scale;
+  // Raised above a reduction (small print on a 600-dpi scan): reduce the original less, rather than
+  // enlarge the reduced picture.
+  if (Math.min(1, scale) > shrink) {
+    shrink = Math.min(1, scale);
+    img = await traced('prep decode', () => decodeImage(image, shrink));
+  }
   const prepScale = scale / shrink;
   const prepared = await traced('prep scale', () => prepareForOcr(img, prepScale));
   const { best, page, rotated } = await recognise(img, prepared, prepScale, have, opts);
