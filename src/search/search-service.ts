@@ -13,13 +13,13 @@ import { assetsForCitedDocs, type CitedDoc } from '../ingest/assets/search-asset
 import type { IndexHit, NamespaceIndex } from '../storage/namespace-index.ts';
 import { DeletingDocsCache, dominantLanguage, resolveScope, visibleDocs, type AttributeFilterSource, type VisibleDoc } from './doc-filters.ts';
 import { analyseQuery, termBoosts, type AnalysedQuery } from './stages/analyze-query.ts';
-import { admitWithinBudget, clampBudget, type BudgetItem, type BudgetResult } from './stages/budget.ts';
+import { admissiblePrefix, admitWithinBudget, clampBudget, type BudgetItem, type BudgetResult } from './stages/budget.ts';
 import { DEFAULT_EXPAND_TIGHTNESS, expandRegions } from './stages/expand.ts';
 import { queryStats } from './stages/fuse.ts';
 import { denseCoverageOk, rankStandard } from './stages/standard-rank.ts';
 import { chunkTokens, fitChunks, hydrateChunks, pagesOf, variantChunks } from './stages/hit-content.ts';
-import { renderContext, type RenderHit } from './stages/render.ts';
-import { HeaderTokenCache } from './stages/context-tokens.ts';
+import { renderContext, renderPieces, type RenderHit } from './stages/render.ts';
+import { contextTokens, HeaderTokenCache } from './stages/context-tokens.ts';
 import { retrieve } from './stages/retrieve.ts';
 import { widenHits } from './stages/widen.ts';
 import { applyThresholds } from './stages/score.ts';
@@ -31,8 +31,6 @@ import type { JsonHit, QueryStats, Region, RetrievalContextResponse, RetrievalTi
 
 /** Spec default of `min_relevance`. */
 export const DEFAULT_MIN_RELEVANCE = 0.3;
-/** Hits expanded in the first round of lazy expansion (then 2×, 4×, … until the budget decides). */
-const FIRST_EXPAND_BATCH = 32;
 /** How long the per-project fallback stemming language is cached. */
 const LANG_CACHE_MS = 60_000;
 
@@ -66,7 +64,8 @@ export interface Ranked {
 }
 
 interface Outcome {
-  hits: Array<{ region: Region; doc: VisibleDoc; chunks: ReturnType<typeof variantChunks> }>;
+  /** `cut`: the hit's chunks were cut to fit max_tokens (their token_count is an estimate). */
+  hits: Array<{ region: Region; doc: VisibleDoc; chunks: ReturnType<typeof variantChunks>; cut: boolean }>;
   dropped: number;
   detectedLang: string | null;
   /** Tier actually used (advanced falls back to standard when the reranker fails). */
@@ -113,8 +112,10 @@ export class SearchService {
       return { results, query: req.query, namespace: ctx.namespace, result_count: results.length, results_dropped: out.dropped, detected_lang: out.detectedLang };
     }
     const renderHits: RenderHit[] = out.hits.map(({ doc, chunks }) => ({ docId: doc.doc_id, title: doc.title, chunks }));
-    const context = renderContext(renderHits);
-    const tokens = countTokens(context);
+    const pieces = renderPieces(renderHits);
+    const context = pieces.map((p) => p.text).join('');
+    // Exactly countTokens(context), from the stored per-chunk counts (a cut hit's chunks excepted).
+    const tokens = contextTokens(pieces, new Set(out.hits.flatMap((h) => (h.cut ? h.chunks : []))));
     // Figures and tables of the cited documents (spec: only when return_assets is true and assets exist).
     const cited: CitedDoc[] = out.hits.map(({ doc, chunks }) => ({ docId: doc.doc_id, pages: pagesOf(chunks), content: chunks.map((c) => c.content).join('\n') }));
     const assets = req.return_assets && this.deps.blobs && cited.length ? await assetsForCitedDocs(this.deps.blobs, ctx.projectId, cited) : undefined;
@@ -212,29 +213,29 @@ export class SearchService {
       const h = this.headerTokens.get(docs.get(r.docId)!);
       return { docId: r.docId, score: r.score, tokens: chunkTokens(r.chunks), coreTokens: chunkTokens(variantChunks(r, 'core')), docOverhead: h };
     };
-    // Expand lazily in growing batches: only as many hits as the budget can possibly admit. The first
-    // batch covers a filled 5 000-token context in one engine read (about 25 hits at min_relevance 0).
+    // Expand, in one engine read, every hit the budget could admit (admissiblePrefix over the estimates
+    // before expansion, which are lower bounds); hits past it are passed unexpanded: admission never
+    // reaches them and the cluster rule reads only their scores. Should one be admitted all the same
+    // (estimates off because a document changed meanwhile), it is expanded and the decision repeated.
     let expanded = 0;
-    let batch = FIRST_EXPAND_BATCH;
     let result: BudgetResult;
     for (;;) {
-      const next = passing.slice(expanded, expanded + batch);
-      await expandRegions(index, ctx.namespace, next, claimed, tightness);
-      expanded += next.length;
-      batch *= 2;
-      result = admitWithinBudget(passing.slice(0, expanded).map(toItem), budget, expanded < passing.length);
-      if (!result.needsMore) break;
+      const upto = Math.max(expanded + 1, admissiblePrefix(passing.map(toItem), budget.max));
+      await expandRegions(index, ctx.namespace, passing.slice(expanded, upto), claimed, tightness);
+      expanded = upto;
+      result = admitWithinBudget(passing.map(toItem), budget);
+      if (result.admitted.every((a) => a.index < expanded)) break;
     }
     timed('expand');
     const hits = result.admitted.map((a) => {
       const region = passing[a.index];
       const whole = a.variant === 'expanded' && a.truncateTo === undefined;
-      return { region, doc: docs.get(region.docId)!, chunks: variantChunks(region, a.variant), docId: region.docId, whole, truncateTo: a.truncateTo };
+      return { region, doc: docs.get(region.docId)!, chunks: variantChunks(region, a.variant), docId: region.docId, whole, truncateTo: a.truncateTo, cut: a.truncateTo !== undefined };
     });
     // Few strong hits leave the budget unused: widen them within their documents (stages/widen.ts).
-    await widenHits(index, ctx.namespace, hits.filter((h) => h.whole), result.tokens, budget.target, tightness);
-    // Expansion and widening read the layout only: one read for the text of what is shown.
-    await hydrateChunks(index, ctx.namespace, hits);
+    const { hydrated } = await widenHits(index, ctx.namespace, hits.filter((h) => h.whole), result.tokens, budget.target, tightness);
+    // Expansion reads the layout only: one read for the text of what is shown and widening did not read.
+    await hydrateChunks(index, ctx.namespace, hits.filter((h) => !hydrated.has(h)));
     for (const h of hits) {
       if (h.truncateTo !== undefined) h.chunks = fitChunks(h.chunks, h.truncateTo, budget.max, (cs) => countTokens(renderContext([{ docId: h.docId, title: h.doc.title, chunks: cs }])));
     }

@@ -146,12 +146,15 @@ export function utf8Data(values: Array<string | null | undefined>): ArrowNS.Data
   return arrow.makeData({ type: new arrow.Utf8(), length: n, nullCount: nulls, valueOffsets: offsets, data, nullBitmap });
 }
 
+/** A row test on (doc_id, chunk_index), applied before the rest of a row is decoded. */
+export type RowTest = (docId: string, chunkIndex: number) => boolean;
+
 /**
  * Read StoredChunk rows (plus an optional numeric score column, e.g. `_score` or `_distance`, and the
  * `vector` column when the query selected it) out of a query result. Column access is by name; absent
- * score columns yield NaN.
+ * score columns yield NaN. With `keep`, only the rows it accepts are decoded and returned.
  */
-export function arrowToChunks(table: ArrowTable, scoreColumn?: string): Array<{ chunk: StoredChunk; raw: number; vector?: Float32Array; tokens?: string }> {
+export function arrowToChunks(table: ArrowTable, scoreColumn?: string, keep?: RowTest): Array<{ chunk: StoredChunk; raw: number; vector?: Float32Array; tokens?: string }> {
   if (table.numRows === 0) return []; // LanceDB may return an empty table without the projected schema
   const col = (name: string) => {
     const c = table.getChild(name);
@@ -173,10 +176,12 @@ export function arrowToChunks(table: ArrowTable, scoreColumn?: string): Array<{ 
   const lexical = table.getChild('tokens');
   const out: Array<{ chunk: StoredChunk; raw: number; vector?: Float32Array; tokens?: string }> = [];
   for (let i = 0; i < table.numRows; i++) {
+    const doc = docId.get(i) as string;
+    if (keep && !keep(doc, chunkIndex.get(i) as number)) continue;
     out.push({
       chunk: {
         id: id.get(i) as string,
-        doc_id: docId.get(i) as string,
+        doc_id: doc,
         source_job_id: job.get(i) as string,
         chunk_index: chunkIndex.get(i) as number,
         chunkset_index: chunkset.get(i) as number,
@@ -196,9 +201,10 @@ export function arrowToChunks(table: ArrowTable, scoreColumn?: string): Array<{ 
 
 /**
  * Read layout-only rows (LAYOUT_COLUMNS) as StoredChunk: `id` derived as `${doc_id}:${chunk_index}`,
- * `content`, `heading_path` and `source_job_id` empty (see ReadOptions.text).
+ * `content`, `heading_path` and `source_job_id` empty (see ReadOptions.text); with `keep`, only the rows it
+ * accepts.
  */
-export function arrowToLayout(table: ArrowTable): StoredChunk[] {
+export function arrowToLayout(table: ArrowTable, keep?: RowTest): StoredChunk[] {
   if (table.numRows === 0) return [];
   const [docId, chunkIndex, chunkset, pageStart, pageEnd, tokenCount] = LAYOUT_COLUMNS.map((name) => {
     const c = table.getChild(name);
@@ -209,6 +215,7 @@ export function arrowToLayout(table: ArrowTable): StoredChunk[] {
   for (let i = 0; i < table.numRows; i++) {
     const doc = docId.get(i) as string;
     const index = chunkIndex.get(i) as number;
+    if (keep && !keep(doc, index)) continue;
     out.push({
       id: `${doc}:${index}`, doc_id: doc, source_job_id: '', chunk_index: index, chunkset_index: chunkset.get(i) as number,
       page_start: pageStart.get(i) as number, page_end: pageEnd.get(i) as number, heading_path: '', content: '', token_count: tokenCount.get(i) as number,

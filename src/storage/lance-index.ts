@@ -10,7 +10,7 @@ import { AppError } from '../internal/errors.ts';
 import { arrowToChunks, arrowToLayout, LAYOUT_COLUMNS, rowsToArrow, sameSignature, STORED_COLUMNS } from './lance-arrow.ts';
 import { AutoOptimizer, buildAnnIfDue, ensureDocIdIndex, ensureFts, findFts, type TableState } from './lance-maintenance.ts';
 import { KeyedCoalescer, KeyedMutex } from './lance-mutex.ts';
-import { assertNamespace, filterToWhere, sqlString } from './lance-sql.ts';
+import { assertNamespace, filterToWhere, rangesToWhere, sqlString } from './lance-sql.ts';
 import { attrColumnsOf, compileAttrExpr, ensureAttrColumns } from './lance-attributes.ts';
 import { isNotFound, TableCache } from './lance-table-cache.ts';
 import { CommitGate, type Coordination } from './lance-commit-gate.ts';
@@ -221,19 +221,18 @@ export class LanceNamespaceIndex implements NamespaceIndex {
 
   async getChunkRanges(namespace: string, ranges: Array<{ docId: string; from: number; to: number }>, opts: ReadOptions = {}): Promise<StoredChunk[]> {
     this.check(namespace);
-    const parts: string[] = [];
     for (const r of ranges) {
       if (!Number.isInteger(r.from) || !Number.isInteger(r.to)) throw new AppError('internal_error', `chunk range must be integers, got ${r.from}..${r.to}`);
-      if (r.to >= r.from) parts.push(`(doc_id = ${sqlString(r.docId)} AND chunk_index >= ${r.from} AND chunk_index <= ${r.to})`);
     }
-    if (parts.length === 0) return [];
+    const wanted = ranges.filter((r) => r.to >= r.from);
+    if (wanted.length === 0) return [];
     const text = opts.text !== false;
+    // Grouped ranges behind a leading doc_id IN list (lance-sql.ts rangesToWhere): the doc_id BTREE index
+    // selects the rows and few OR terms are evaluated; rows outside the ranges are dropped before decoding.
+    const { where, keep } = rangesToWhere(wanted);
     return this.tables.read(namespace, [], async (state) => {
-      // The leading IN list lets the doc_id BTREE index select the rows; an OR of (doc AND range) terms
-      // alone is evaluated as a scan (measured at 100k chunks, 30 narrow ranges: 4.9 ms vs 23.6 ms).
-      const docs = [...new Set(ranges.filter((r) => r.to >= r.from).map((r) => sqlString(r.docId)))];
-      const rows = await state.table.query().where(`doc_id IN (${docs.join(', ')}) AND (${parts.join(' OR ')})`).select(text ? [...STORED_COLUMNS] : [...LAYOUT_COLUMNS]).toArrow();
-      return text ? arrowToChunks(rows).map((r) => r.chunk) : arrowToLayout(rows);
+      const rows = await state.table.query().where(where).select(text ? [...STORED_COLUMNS] : [...LAYOUT_COLUMNS]).toArrow();
+      return text ? arrowToChunks(rows, undefined, keep).map((r) => r.chunk) : arrowToLayout(rows, keep);
     });
   }
 

@@ -20,6 +20,38 @@ export function sqlString(value: string): string {
   return `'${String(value).replaceAll("'", "''")}'`;
 }
 
+/** Widest chunk_index span one range group may cover (see rangesToWhere). */
+export const RANGE_GROUP_SPAN = 48;
+
+/**
+ * The predicate of a multi-range read (getChunkRanges) and the exact row test to apply to its result.
+ * LanceDB plans and evaluates a long OR of `(doc_id = … AND chunk_index …)` terms slowly (measured at 100k
+ * chunks: 57 ranges 11.6 ms, the same rows read by a leading `doc_id IN` plus one chunk_index bound
+ * 4.8 ms), so nearby ranges (sorted by start, merged while the group spans at most RANGE_GROUP_SPAN
+ * chunks) share one term: `doc_id IN (their documents) AND chunk_index BETWEEN lo AND hi`. A group may
+ * return rows outside the ranges (another document's chunk in the group's span): `keep` drops them.
+ * @param ranges non-empty ranges (to ≥ from), integers
+ * @returns the where clause (a leading `doc_id IN` of every document, so the doc_id index selects rows)
+ *          and `keep(docId, chunkIndex)`, true exactly for rows inside one of the ranges
+ */
+export function rangesToWhere(ranges: Array<{ docId: string; from: number; to: number }>): { where: string; keep: (docId: string, chunkIndex: number) => boolean } {
+  const groups: Array<{ lo: number; hi: number; docs: Set<string> }> = [];
+  for (const r of [...ranges].sort((a, b) => a.from - b.from)) {
+    const g = groups[groups.length - 1];
+    if (g && Math.max(g.hi, r.to) - g.lo < RANGE_GROUP_SPAN) {
+      g.hi = Math.max(g.hi, r.to);
+      g.docs.add(r.docId);
+    } else groups.push({ lo: r.from, hi: r.to, docs: new Set([r.docId]) });
+  }
+  const byDoc = new Map<string, Array<{ from: number; to: number }>>();
+  for (const r of ranges) byDoc.set(r.docId, [...(byDoc.get(r.docId) ?? []), r]);
+  const terms = groups.map((g) => `(${inList('doc_id', [...g.docs], false)} AND chunk_index >= ${g.lo} AND chunk_index <= ${g.hi})`);
+  return {
+    where: `${inList('doc_id', [...byDoc.keys()], false)} AND (${terms.join(' OR ')})`,
+    keep: (docId, chunkIndex) => byDoc.get(docId)?.some((r) => chunkIndex >= r.from && chunkIndex <= r.to) ?? false,
+  };
+}
+
 /** `col IN ('a', 'b')` for a non-empty list. */
 function inList(column: string, values: string[], negate: boolean): string {
   return `${column} ${negate ? 'NOT IN' : 'IN'} (${values.map(sqlString).join(', ')})`;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { admitWithinBudget, clampBudget, CLUSTER_MARGIN, type BudgetItem } from './budget.ts';
+import { admissiblePrefix, admitWithinBudget, clampBudget, CLUSTER_MARGIN, type BudgetItem } from './budget.ts';
 
 const item = (docId: string, score: number, tokens: number, coreTokens = tokens, docOverhead = 0): BudgetItem => ({ docId, score, tokens, coreTokens, docOverhead });
 
@@ -80,4 +80,19 @@ test('needsMore asks for further hits only when the decision reached the end of 
   // Cut inside a cluster that runs to the end of the input: the cluster may continue beyond it.
   assert.equal(admitWithinBudget([item('a', 0.6, 900), item('b', 0.59, 900)], { target: 1000, max: 1000 }, true).needsMore, true);
   assert.deepEqual(admitWithinBudget([], { target: 100, max: 100 }), { admitted: [], dropped: 0, grewForCluster: false, tokens: 0, needsMore: false });
+});
+
+test('admissiblePrefix: no hit past it is ever admitted, whatever the expanded sizes', () => {
+  const items = [item('a', 0.9, 500, 100, 10), item('a', 0.8, 500, 100, 10), item('b', 0.7, 500, 100, 10), item('c', 0.6, 500, 100, 10)];
+  // all-core sums: 110, 210, 320, 430
+  assert.equal(admissiblePrefix(items, 1000), 4);
+  assert.equal(admissiblePrefix(items, 320), 3);
+  assert.equal(admissiblePrefix(items, 319), 2);
+  assert.equal(admissiblePrefix(items, 50), 1);
+  assert.equal(admissiblePrefix([], 50), 0);
+  for (const max of [50, 150, 250, 319, 320, 430, 1000]) {
+    const n = admissiblePrefix(items, max);
+    const r = admitWithinBudget(items, { target: max, max });
+    assert.ok(r.admitted.every((a) => a.index < n), `max ${max}`);
+  }
 });

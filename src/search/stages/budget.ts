@@ -41,6 +41,27 @@ export interface BudgetResult {
   needsMore: boolean;
 }
 
+/**
+ * How many of `items` (best first) admission can reach at most: admitted hits are always a prefix, each
+ * costs at least its core tokens (plus its document's header the first time), and nothing is admitted past
+ * `max`; so the first item at which even the all-core sum of the prefix exceeds `max` can never be admitted.
+ * Items whose estimates are lower bounds (hits before expansion: expansion only adds chunks) give an
+ * upper bound, which is how search-service.ts expands every hit that may be shown in one engine read.
+ * @returns a count in [min(1, items.length), items.length]; the first item always counts (a lone best hit
+ *          larger than max is admitted cut)
+ */
+export function admissiblePrefix(items: BudgetItem[], max: number): number {
+  const docs = new Set<string>();
+  let least = 0;
+  for (let i = 0; i < items.length; i++) {
+    const it = items[i];
+    least += it.coreTokens + (docs.has(it.docId) ? 0 : it.docOverhead);
+    docs.add(it.docId);
+    if (least > max) return Math.max(1, i);
+  }
+  return items.length;
+}
+
 /** Resolve the effective budget: defaults 5000/15000; target above max is lowered to max (spec). */
 export function clampBudget(target: number | undefined, max: number | undefined): { target: number; max: number } {
   const maxTokens = max ?? 15000;

@@ -1,8 +1,11 @@
 // Token counts the budget and the response need, without re-tokenising what was counted before (issue 15:
 // re-tokenising the rendered context and every document header was 18 % of a filled search's CPU).
 // Document headers: their estimate depends only on the document's id and title, so it is counted once per
-// document and kept in a bounded cache. Chunk bodies use the counts stored at ingest (hit-content.ts).
-import { countTokens } from '../../analysis/token-count.ts';
+// document and kept in a bounded cache. Chunk bodies use the counts stored at ingest (hit-content.ts), and
+// so does the exact count of the rendered context (contextTokens).
+import { countTokens, PIECE } from '../../analysis/token-count.ts';
+import type { StoredChunk } from '../../storage/namespace-index.ts';
+import type { ContextPiece } from './render.ts';
 
 /** Documents whose header estimate is kept (about 100 bytes each); the cache is cleared when full. */
 export const HEADER_CACHE_SIZE = 50_000;
@@ -30,4 +33,76 @@ export class HeaderTokenCache {
     }
     return n;
   }
+}
+
+/** Longest stretch without a word boundary for which contextTokens() uses stored counts (< PIECE). */
+const MAX_GAP = PIECE - 64;
+/** Whitespace other than space, tab, CR and LF (countTokens cuts only after those; see below). */
+const ODD_SPACE = /[^\S \t\r\n]/;
+
+/**
+ * Exactly countTokens() of the context rendered from `pieces`, re-tokenising only its markup, headers and
+ * the first and last word of each chunk: issue 15 measured re-tokenising the whole context at ≈16 % of a
+ * filled search's busy main-thread time.
+ *
+ * Why it is exact. A space preceded by a non-whitespace character is a pre-token boundary of o200k_base in
+ * any text (only its whitespace patterns span a space, and they need whitespace before it), so counts add
+ * up across such "cuts". A chunk body B shown verbatim splits at its first cut h and last cut t into
+ * head + middle + tail, and tokens(middle) = token_count(B) − tokens(head) − tokens(tail), token_count
+ * being countTokens(B) as stored at ingest (chunking/chunker.ts). The rest of the context (markup, headers,
+ * heads, tails, bodies not shown verbatim) lies between middles, i.e. between cuts, and is counted as is.
+ * countTokens() itself encodes PIECE-character pieces cut at the last space after a char other than
+ * space/tab/CR/LF, which is a true boundary unless that char is other whitespace (U+00A0 …) and exists
+ * unless a stretch has no cut at all; a context with such whitespace or such a stretch, or longer than
+ * countTokens' exact range, is counted whole.
+ * @param pieces    renderPieces() of the response
+ * @param untrusted chunks whose token_count is not countTokens(content) (cut copies of a too-large hit)
+ * @returns countTokens(pieces joined)
+ */
+export function contextTokens(pieces: ContextPiece[], untrusted: ReadonlySet<StoredChunk> = new Set()): number {
+  const context = pieces.map((p) => p.text).join('');
+  if (context.length > 200_000 || ODD_SPACE.test(context) || longestStretch(context) > MAX_GAP) return countTokens(context);
+  let total = 0;
+  let glue = '';
+  for (const p of pieces) {
+    const body = p.chunk && !untrusted.has(p.chunk) ? p.text : null;
+    const h = body === null ? -1 : nextCut(body, 1);
+    const t = body === null ? -1 : lastCut(body);
+    if (body === null || h < 0 || t <= h) {
+      glue += p.text;
+      continue;
+    }
+    const head = body.slice(0, h);
+    const tail = body.slice(t);
+    total += countTokens(glue + head) + p.chunk!.token_count - countTokens(head) - countTokens(tail);
+    glue = tail;
+  }
+  return total + countTokens(glue);
+}
+
+/** First cut (a space after a non-whitespace character) at or after `from`, or -1. */
+function nextCut(text: string, from: number): number {
+  for (let i = text.indexOf(' ', Math.max(1, from)); i >= 0; i = text.indexOf(' ', i + 1)) if (!isSpace(text.charCodeAt(i - 1))) return i;
+  return -1;
+}
+
+/** Last cut of `text` (position > 0), or -1. */
+function lastCut(text: string): number {
+  for (let i = text.lastIndexOf(' '); i > 0; i = text.lastIndexOf(' ', i - 1)) if (!isSpace(text.charCodeAt(i - 1))) return i;
+  return -1;
+}
+
+/** Longest distance between consecutive cuts (and the text's ends). */
+function longestStretch(text: string): number {
+  let longest = 0;
+  let prev = 0;
+  for (let i = nextCut(text, 1); i >= 0; i = nextCut(text, i + 1)) {
+    longest = Math.max(longest, i - prev);
+    prev = i;
+  }
+  return Math.max(longest, text.length - prev);
+}
+
+function isSpace(code: number): boolean {
+  return code === 32 || code === 9 || code === 10 || code === 13;
 }

@@ -46,22 +46,61 @@ export function pageSpan(chunks: StoredChunk[]): string {
   return lo === hi ? String(lo) : `${lo}-${hi}`;
 }
 
-/** Render the body of one document: its chunks in document order with page markers and gap markers. */
-export function renderDocBody(chunks: StoredChunk[]): string {
+/**
+ * One piece of a rendered context, in order (the context is their concatenation). A piece carrying
+ * `chunk` is that chunk's content exactly as stored (no trim or escape changed it), which lets
+ * context-tokens.ts count it from the chunk's stored token_count.
+ */
+export interface ContextPiece {
+  text: string;
+  chunk?: StoredChunk;
+}
+
+/** The pieces of one document's body: its chunks in document order with page markers and gap markers. */
+function docBodyPieces(chunks: StoredChunk[], out: ContextPiece[]): void {
   const sorted = [...new Map(chunks.map((c) => [c.chunk_index, c])).values()].sort((a, b) => a.chunk_index - b.chunk_index);
-  const parts: string[] = [];
   let prev: StoredChunk | null = null;
   let page = -1;
   for (const c of sorted) {
     const gap = prev !== null && c.chunk_index !== prev.chunk_index + 1;
-    if (gap) parts.push('[...]');
+    if (prev !== null) out.push({ text: '\n\n' });
+    if (gap) out.push({ text: '[...]\n\n' });
     const text = neutraliseEnvelope(c.content.trim());
-    if (prev === null || gap || c.page_start !== page) parts.push(`[p${c.page_start}] ${text}`);
-    else parts.push(text);
+    if (prev === null || gap || c.page_start !== page) out.push({ text: `[p${c.page_start}] ` });
+    out.push(text === c.content ? { text, chunk: c } : { text });
     page = Math.max(c.page_start, c.page_end);
     prev = c;
   }
-  return parts.join('\n\n');
+}
+
+/** Render the body of one document: its chunks in document order with page markers and gap markers. */
+export function renderDocBody(chunks: StoredChunk[]): string {
+  const out: ContextPiece[] = [];
+  docBodyPieces(chunks, out);
+  return out.map((p) => p.text).join('');
+}
+
+/**
+ * The prompt-ready context as pieces (renderContext() joins them).
+ * @param hits admitted hits in rank order (several hits may share a document)
+ */
+export function renderPieces(hits: RenderHit[]): ContextPiece[] {
+  if (hits.length === 0) return [{ text: '<context></context>' }];
+  const docs = new Map<string, { title: string; chunks: StoredChunk[] }>();
+  for (const h of hits) {
+    const d = docs.get(h.docId);
+    if (d) d.chunks.push(...h.chunks);
+    else docs.set(h.docId, { title: h.title, chunks: [...h.chunks] });
+  }
+  const out: ContextPiece[] = [{ text: '<context>\n' }];
+  for (const [docId, d] of docs) {
+    if (d.chunks.length === 0) continue;
+    out.push({ text: `<doc id="${escapeXmlAttr(docId)}" title="${escapeXmlAttr(d.title)}" pages="${pageSpan(d.chunks)}">\n` });
+    docBodyPieces(d.chunks, out);
+    out.push({ text: '\n</doc>\n' });
+  }
+  out.push({ text: '</context>' });
+  return out;
 }
 
 /**
@@ -70,20 +109,5 @@ export function renderDocBody(chunks: StoredChunk[]): string {
  * @returns the context string; `<context></context>` when `hits` is empty
  */
 export function renderContext(hits: RenderHit[]): string {
-  if (hits.length === 0) return '<context></context>';
-  const docs = new Map<string, { title: string; chunks: StoredChunk[] }>();
-  for (const h of hits) {
-    const d = docs.get(h.docId);
-    if (d) d.chunks.push(...h.chunks);
-    else docs.set(h.docId, { title: h.title, chunks: [...h.chunks] });
-  }
-  const out: string[] = ['<context>'];
-  for (const [docId, d] of docs) {
-    if (d.chunks.length === 0) continue;
-    out.push(`<doc id="${escapeXmlAttr(docId)}" title="${escapeXmlAttr(d.title)}" pages="${pageSpan(d.chunks)}">`);
-    out.push(renderDocBody(d.chunks));
-    out.push('</doc>');
-  }
-  out.push('</context>');
-  return out.join('\n');
+  return renderPieces(hits).map((p) => p.text).join('');
 }

@@ -30,17 +30,20 @@ export interface WidenHit {
 }
 
 /**
- * Widen admitted hits in place, best first. Added chunks carry the layout only (empty content):
- * hydrateChunks() reads their text.
- * @param hits      admitted hits best first (chunks replaced by the widened list)
+ * Widen admitted hits in place, best first. The read fetches full rows (text included), so every hit it
+ * covered leaves with the text of its chunks and needs no hydrateChunks() read (issue 15: one engine
+ * read fewer on the path of contexts with few hits).
+ * @param hits      admitted hits best first (chunks replaced by the widened list, or by the same chunks as
+ *                  full rows)
  * @param used      estimated tokens of the context as admitted
  * @param target    target_tokens (the total never exceeds it)
  * @param tightness expand_tightness 0..1 (per-hit allowance = tightness · target)
- * @returns estimated tokens after widening
+ * @returns the estimated tokens after widening, and the hits whose chunks now carry their text
  * @throws whatever the index throws
  */
-export async function widenHits(index: NamespaceIndex, namespace: string, hits: WidenHit[], used: number, target: number, tightness: number): Promise<number> {
-  if (tightness <= 0 || used >= target || hits.length === 0) return used;
+export async function widenHits<H extends WidenHit>(index: NamespaceIndex, namespace: string, hits: H[], used: number, target: number, tightness: number): Promise<{ tokens: number; hydrated: Set<H> }> {
+  const hydrated = new Set<H>();
+  if (tightness <= 0 || used >= target || hits.length === 0) return { tokens: used, hydrated };
   const claimed = new Map<string, Set<number>>();
   for (const h of hits) {
     const own = claimed.get(h.docId) ?? new Set<number>();
@@ -48,21 +51,22 @@ export async function widenHits(index: NamespaceIndex, namespace: string, hits: 
     claimed.set(h.docId, own);
   }
   const ranges = hits.map((h) => ({ from: Math.min(...h.chunks.map((c) => c.chunk_index)), to: Math.max(...h.chunks.map((c) => c.chunk_index)) }));
-  const read = await index.getChunkRanges(namespace, hits.map((h, i) => ({ docId: h.docId, from: Math.max(0, ranges[i].from - WIDEN_WINDOW), to: ranges[i].to + WIDEN_WINDOW })), { text: false });
+  const read = await index.getChunkRanges(namespace, hits.map((h, i) => ({ docId: h.docId, from: Math.max(0, ranges[i].from - WIDEN_WINDOW), to: ranges[i].to + WIDEN_WINDOW })));
   const around = hits.map((h, i) => read.filter((c) => c.doc_id === h.docId && c.chunk_index >= ranges[i].from - WIDEN_WINDOW && c.chunk_index <= ranges[i].to + WIDEN_WINDOW));
   let total = used;
   hits.forEach((h, i) => {
+    const rows = (from: number, to: number) => around[i].filter((c) => c.chunk_index >= from && c.chunk_index <= to).sort((a, b) => a.chunk_index - b.chunk_index);
     const allowance = Math.min(target - total, tightness * target);
-    if (allowance <= 0) return;
     const own = claimed.get(h.docId)!;
-    const others = new Set([...own].filter((k) => k < ranges[i].from || k > ranges[i].to));
-    const plan = planWidening(ranges[i], around[i], others, allowance);
-    if (plan.added === 0) return;
-    const chunks = around[i].filter((c) => c.chunk_index >= plan.from && c.chunk_index <= plan.to).sort((a, b) => a.chunk_index - b.chunk_index);
-    if (chunks.length !== plan.to - plan.from + 1) return; // the document changed meanwhile: keep the hit as it was
+    const plan = allowance > 0 ? planWidening(ranges[i], around[i], new Set([...own].filter((k) => k < ranges[i].from || k > ranges[i].to)), allowance) : { ...ranges[i], added: 0 };
+    const chunks = rows(plan.from, plan.to);
+    // The document changed meanwhile (a chunk is missing): keep the hit as it was, without text.
+    if (chunks.length !== plan.to - plan.from + 1) return;
+    if (plan.added === 0 && chunks.length !== h.chunks.length) return;
     h.chunks = chunks;
+    hydrated.add(h);
     for (let k = plan.from; k <= plan.to; k++) own.add(k);
     total += plan.added;
   });
-  return total;
+  return { tokens: total, hydrated };
 }

@@ -1,0 +1,61 @@
+// contextTokens() must equal countTokens() of the rendered context exactly (tokens_estimated and billing
+// depend on it), whatever the chunk texts: random texts built from the characters where BPE pre-tokens
+// merge across words, lines and markup.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { countTokens } from '../../analysis/token-count.ts';
+import type { StoredChunk } from '../../storage/namespace-index.ts';
+import { rng } from '../../../bench/lib/random.ts';
+import { contextTokens } from './context-tokens.ts';
+import { renderContext, renderPieces, type RenderHit } from './render.ts';
+
+const WORDS = ['the', 'Cells', 'p53', '1999', 'über', '中文', "don't", '/usr/bin', '(a)', '...', '-', '.', ',', '</doc>', '<doc', '[p3]', '😀', 'x/y', 'İstanbul', '\t', '  ', '\n', '\n\n', '.\n', '/\n/', 'ACGT'.repeat(3), '<|endoftext|>'];
+
+function randomText(r: () => number, words: number): string {
+  let s = '';
+  for (let i = 0; i < words; i++) s += WORDS[Math.floor(r() * WORDS.length)] + (r() < 0.8 ? ' ' : '');
+  return r() < 0.3 ? s : s.trim();
+}
+
+function chunk(doc: string, i: number, content: string, page: number): StoredChunk {
+  return { id: `${doc}:${i}`, doc_id: doc, source_job_id: 'j', chunk_index: i, chunkset_index: 0, page_start: page, page_end: page, heading_path: '', content, token_count: countTokens(content) };
+}
+
+function randomHits(r: () => number, oddText?: string): RenderHit[] {
+  const hits: RenderHit[] = [];
+  for (let h = 0; h < 1 + Math.floor(r() * 5); h++) {
+    const doc = `d${Math.floor(r() * 3)}`;
+    const start = Math.floor(r() * 20) * 3;
+    const chunks = Array.from({ length: 1 + Math.floor(r() * 3) }, (_, k) => chunk(doc, start + k, randomText(r, Math.floor(r() * 40)), 1 + Math.floor((start + k) / 2)));
+    hits.push({ docId: doc, title: randomText(r, 3), chunks });
+  }
+  if (oddText !== undefined) hits[0].chunks.push(chunk(hits[0].docId, 999, oddText, 9));
+  return hits;
+}
+
+test('contextTokens equals countTokens of the rendered context on random texts', () => {
+  const r = rng(7);
+  for (let n = 0; n < 400; n++) {
+    const hits = randomHits(r);
+    assert.equal(contextTokens(renderPieces(hits)), countTokens(renderContext(hits)), `case ${n}`);
+  }
+});
+
+test('contextTokens: odd whitespace, long unbroken runs and cut chunks are counted exactly too', () => {
+  const r = rng(11);
+  for (const odd of ['a\u00a0 b c d', 'x '.repeat(10) + 'y'.repeat(5000) + ' z z', 'w '.repeat(3000)]) {
+    const hits = randomHits(r, odd);
+    assert.equal(contextTokens(renderPieces(hits)), countTokens(renderContext(hits)));
+  }
+  const hits = randomHits(r);
+  const cut = { ...hits[0].chunks[0], content: 'cut short here and there', token_count: 1 };
+  hits[0].chunks[0] = cut;
+  assert.equal(contextTokens(renderPieces(hits), new Set([cut])), countTokens(renderContext(hits)));
+  assert.equal(contextTokens(renderPieces([])), countTokens('<context></context>'));
+});
+
+test('contextTokens reads the stored token_count of verbatim chunk bodies instead of re-tokenising them', () => {
+  const c = chunk('d', 0, 'Alpha beta gamma delta.', 1);
+  const exact = countTokens(renderContext([{ docId: 'd', title: 't', chunks: [c] }]));
+  assert.equal(contextTokens(renderPieces([{ docId: 'd', title: 't', chunks: [{ ...c, token_count: c.token_count + 5 }] }])), exact + 5);
+});
