@@ -1,0 +1,124 @@
+// Before/after comparison of two builds of the search code in ONE process, on a namespace kept by
+// `npm run bench:latency -- --keep` (issue 15). Two server processes disagree in LanceDB's BM25 `_score`
+// in the 7th significant digit, which flips near-ties (docs/performance.md), so comparing `--dump` files of
+// two processes cannot prove that a change leaves results identical; two apps in one process can:
+//   1. identity: every (query × tier × body) response of the base build and of this checkout, byte for byte;
+//   2. latency: both builds through app.inject, interleaved per query (same load for both), beside LanceDB
+//      queried directly (vector ∥ BM25 top-100, as bench/latency.ts), p50 and ratio to the engine;
+//   3. throughput: 8 concurrent clients, alternating blocks, searches/s and process CPU ms per search.
+// Usage: tsx bench/search-ab.ts --reuse DIR --base ROOT [--queries N] [--skip identity,latency,throughput]
+//   --base ROOT  another checkout of the repository (e.g. `git archive main | tar -x -C ROOT`, with
+//                node_modules linked and ../shared beside it), loaded as the "before" build
+import fs from 'node:fs';
+import path from 'node:path';
+import { analyseQuery } from '../src/search/stages/analyze-query.ts';
+import { STORED_COLUMNS } from '../src/storage/lance-arrow.ts';
+import { beirDir, readJsonl, repoRoot } from './lib/beir.ts';
+import { percentile } from './lib/quality.ts';
+
+const argOf = (name: string): string | undefined => { const i = process.argv.indexOf(name); return i >= 0 ? process.argv[i + 1] : undefined; };
+const DIR = argOf('--reuse');
+const BASE = argOf('--base');
+const N = Number(argOf('--queries') ?? 100);
+const SKIP = new Set((argOf('--skip') ?? '').split(','));
+if (!DIR || !BASE) throw new Error('usage: tsx bench/search-ab.ts --reuse DIR --base ROOT [--queries N]');
+const kept = JSON.parse(fs.readFileSync(path.join(DIR, 'bench-latency-state.json'), 'utf8')) as { secret: string; accountKey: string; apiKey: string; namespace: string };
+
+/** Request bodies checked for identity; the first two are also timed (bench/latency.ts's default and filled). */
+const BODIES: Record<string, object> = {
+  default: {},
+  filled: { min_relevance: 0, target_tokens: 5000 },
+  json: { min_relevance: 0, format: 'json' },
+  small: { min_relevance: 0, target_tokens: 800, max_tokens: 1200 },
+  tight: { min_relevance: 0, expand_tightness: 0 },
+  wide: { min_relevance: 0.1, expand_tightness: 1, target_tokens: 12000 },
+};
+
+interface App { http: { inject(o: object): Promise<{ body: string }> }; services: { embedder: { embedQuery(q: string): Promise<Float32Array> } }; close(): Promise<void> }
+
+/** The app of the checkout at `root` on the kept data dir (its own module graph: createApp of that build). */
+async function openApp(root: string): Promise<App> {
+  const { createApp } = await import(path.join(root, 'src', 'app.ts'));
+  const { loadConfig } = await import(path.join(root, 'src', 'internal', 'config.ts'));
+  const config = loadConfig({
+    DOCSEARCH_DATA_DIR: DIR, DOCSEARCH_SECRET: kept.secret, DOCSEARCH_BOOTSTRAP_ACCOUNT_KEY: kept.accountKey, LOG_LEVEL: 'warn',
+    DOCSEARCH_ROLE: 'api', DOCSEARCH_RATE_LIMIT_SEARCH_PER_MIN: '0', DOCSEARCH_RATE_LIMIT_IP_PER_MIN: '0',
+  });
+  return createApp(config, { logger: false });
+}
+
+async function main(): Promise<void> {
+  const apps: Record<'before' | 'after', App> = { before: await openApp(path.resolve(BASE!)), after: await openApp(repoRoot) };
+  const queries = readJsonl<{ text: string }>(path.join(beirDir('scifact'), 'queries.jsonl')).map((q) => q.text);
+  const search = (app: App, query: string, kind: string, tier = 'standard') => app.http.inject({
+    method: 'POST', url: '/v3/docsearch/search', payload: { query, retrieval_tier: tier, ...BODIES[kind] },
+    headers: { authorization: `Bearer ${kept.apiKey}`, 'content-type': 'application/json' },
+  });
+  if (!SKIP.has('identity')) {
+    let same = 0;
+    const differ: string[] = [];
+    for (let i = 0; i < N; i++) {
+      for (const tier of ['standard', 'advanced']) {
+        for (const kind of Object.keys(BODIES)) {
+          const [a, b] = [await search(apps.before, queries[i], kind, tier), await search(apps.after, queries[i], kind, tier)];
+          if (a.body === b.body) same++;
+          else differ.push(`query ${i} ${tier} ${kind}`);
+        }
+      }
+    }
+    console.log(`identity: ${same} responses identical, ${differ.length} differ${differ.length ? `: ${differ.slice(0, 20).join('; ')}` : ''}`);
+  }
+  if (!SKIP.has('latency')) {
+    process.env.LANCEDB_LOG ??= 'error';
+    const lancedb = await import('@lancedb/lancedb');
+    const db = await lancedb.connect(path.join(DIR!, 'lance'));
+    const table = await db.openTable(kept.namespace);
+    const direct = async (k: number) => {
+      const vector = await apps.after.services.embedder.embedQuery(queries[k]);
+      const terms = analyseQuery(queries[k], 'en').terms;
+      await Promise.all([
+        table.vectorSearch(vector).column('vector').distanceType('cosine').ef(300).refineFactor(2).select([...STORED_COLUMNS, 'vector', '_distance']).limit(100).toArrow(),
+        table.query().fullTextSearch(new lancedb.MatchQuery(terms.join(' '), 'tokens', { operator: lancedb.Operator.Or })).select([...STORED_COLUMNS, 'vector', '_score']).limit(100).toArrow(),
+      ]);
+    };
+    const ms: Record<string, number[]> = {};
+    const timed = async (key: string, fn: () => Promise<unknown>) => {
+      const t = performance.now();
+      await fn();
+      (ms[key] ??= []).push(performance.now() - t);
+    };
+    for (let i = 0; i < 20; i++) for (const app of Object.values(apps)) for (const kind of ['default', 'filled']) await search(app, queries[(N + i) % queries.length], kind);
+    for (let i = 0; i < N; i++) {
+      await timed('engine', () => direct(i));
+      for (const kind of ['default', 'filled']) {
+        for (const name of i % 2 ? (['before', 'after'] as const) : (['after', 'before'] as const)) await timed(`${kind} ${name}`, () => search(apps[name], queries[i], kind));
+      }
+    }
+    const engine = percentile(ms.engine, 50);
+    console.log('latency, 1 client, interleaved (p50 ms, ratio to the engine):');
+    for (const [key, v] of Object.entries(ms)) console.log(`  ${key.padEnd(16)} ${percentile(v, 50).toFixed(1).padStart(7)}  ${(percentile(v, 50) / engine).toFixed(2)}×`);
+    table.close();
+    db.close();
+  }
+  if (!SKIP.has('throughput')) {
+    console.log('throughput, 8 clients (searches/s, process CPU ms per search), alternating blocks of 120:');
+    for (const kind of ['default', 'filled']) {
+      for (const round of [0, 1]) {
+        for (const name of ['before', 'after'] as const) {
+          let next = 0;
+          const total = 120;
+          const t0 = performance.now();
+          const c0 = process.cpuUsage();
+          await Promise.all(Array.from({ length: 8 }, async () => {
+            for (let i = next++; i < total; i = next++) await search(apps[name], queries[(i + round * total) % queries.length], kind);
+          }));
+          const cpu = process.cpuUsage(c0);
+          console.log(`  ${kind} ${name} round ${round}: ${(total / ((performance.now() - t0) / 1000)).toFixed(1)}/s, CPU ${((cpu.user + cpu.system) / 1000 / total).toFixed(1)} ms`);
+        }
+      }
+    }
+  }
+  for (const app of Object.values(apps)) await app.close();
+}
+
+await main();
