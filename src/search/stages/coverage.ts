@@ -25,7 +25,7 @@
 // Both re-weight words, the same for every hit, so they never lower one hit because another matched
 // better; a one-segment query is weighted as before. The matchable query length (BM25's divisor in
 // score.ts) uses the same weights.
-// Cost: one Set per candidate over its stored analysed terms, O(total candidate terms + P · words).
+// Cost: one pass over each candidate's stored analysed terms, O(total candidate terms + P · words).
 import type { FusedChunk } from '../types.ts';
 
 /**
@@ -49,10 +49,15 @@ const WORD_SHARPNESS = 2;
  *          in the pool at all (the "matchable" query length)
  */
 export function withCoverage(fused: FusedChunk[], groups: string[][], weights: number[] = [], segments: number[][] = []): { fused: FusedChunk[]; matchable: number } {
+  // Which groups each candidate holds: one pass over its stored terms against a term -> groups map (the
+  // same answer as a Set per candidate tested with every alternative, ≈ 2× cheaper: no Set is built).
+  const groupsOf = new Map<string, number[]>();
+  groups.forEach((g, w) => g.forEach((t) => { const l = groupsOf.get(t) ?? []; if (!l.includes(w)) l.push(w); groupsOf.set(t, l); }));
   const has: Array<boolean[] | null> = fused.map((f) => {
     if (f.tokens === null) return null;
-    const set = new Set(f.tokens.split(' '));
-    return groups.map((g) => g.some((t) => set.has(t)));
+    const h = groups.map(() => false);
+    for (const term of f.tokens.split(' ')) for (const w of groupsOf.get(term) ?? []) h[w] = true;
+    return h;
   });
   const P = fused.length;
   const rawIdf = groups.map((_, w) => {
