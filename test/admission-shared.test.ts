@@ -5,11 +5,8 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { BACKENDS, createTestDatabase, startTestServer, createProject, request, type TestServer } from './helpers/index.ts';
-import { openControlPlane, type ControlPlane } from '../src/storage/db.ts';
+import { BACKENDS, createTestDatabase, openTestControlPlane, startTestServer, createProject, request, type TestServer } from './helpers/index.ts';
+import type { ControlPlane } from '../src/storage/db.ts';
 import { RateCounters } from '../src/storage/rate-counters.ts';
 
 describe('two API instances on one PostgreSQL share the rate limits', () => {
@@ -67,18 +64,12 @@ describe('two API instances on one PostgreSQL share the rate limits', () => {
 for (const backend of BACKENDS) {
   describe(`control-plane rate counters (${backend})`, () => {
     let cp: ControlPlane;
-    let dir: string;
-    let drop: (() => Promise<void>) | undefined;
+    let close: (() => Promise<void>) | undefined;
     before(async () => {
-      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docsearch-rate-'));
-      const pg = backend === 'postgres' ? await createTestDatabase() : undefined;
-      drop = pg?.drop;
-      cp = await openControlPlane({ dataDir: dir, databaseUrl: pg?.url });
+      ({ cp, close } = await openTestControlPlane(backend, 'docsearch-rate-'));
     });
     after(async () => {
-      await cp?.close();
-      await drop?.();
-      fs.rmSync(dir, { recursive: true, force: true });
+      await close?.();
     });
 
     test('concurrent hits are each counted once; a window ends and the next starts at 1', async () => {

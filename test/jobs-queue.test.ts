@@ -8,12 +8,11 @@ import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import pino from 'pino';
-import { openControlPlane, type ControlPlane } from '../src/storage/db.ts';
+import type { ControlPlane } from '../src/storage/db.ts';
 import { JobQueue, JobLostError, type JobRow } from '../src/jobs/queue.ts';
 import { Worker, RetryableError, type JobKind } from '../src/jobs/worker.ts';
-import { BACKENDS, createTestDatabase } from './helpers/index.ts';
+import { BACKENDS, openTestControlPlane } from './helpers/index.ts';
 
 const logger = pino({ level: 'silent' });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -21,18 +20,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 for (const backend of BACKENDS) {
   describe(`job queue (${backend})`, () => {
     let cp: ControlPlane;
-    let dir: string;
-    let drop: (() => Promise<void>) | undefined;
+    let close: (() => Promise<void>) | undefined;
     before(async () => {
-      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docsearch-jobs-'));
-      const db = backend === 'postgres' ? await createTestDatabase() : undefined;
-      drop = db?.drop;
-      cp = await openControlPlane({ dataDir: dir, databaseUrl: db?.url });
+      ({ cp, close } = await openTestControlPlane(backend, 'docsearch-jobs-'));
     });
     after(async () => {
-      await cp?.close();
-      await drop?.();
-      fs.rmSync(dir, { recursive: true, force: true });
+      await close?.();
     });
 
     const project = () => 'p-' + crypto.randomBytes(4).toString('hex');

@@ -4,27 +4,19 @@
 // the lease before a holder that keeps re-acquiring it; a holder known to be dead is taken over at once. Each "node" is a WriterLeases with its own owner.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { openControlPlane, type ControlPlane } from '../src/storage/db.ts';
+import type { ControlPlane } from '../src/storage/db.ts';
 import { LeaseStore } from '../src/storage/lease-store.ts';
 import { WriterLeases } from '../src/storage/writer-lease.ts';
-import { createTestDatabase } from './helpers/postgres.ts';
-import { BACKENDS } from './helpers/server.ts';
+import { BACKENDS, openTestControlPlane } from './helpers/index.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function withControlPlane(backend: string, fn: (cp: ControlPlane) => Promise<void>): Promise<void> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docsearch-lease-'));
-  const database = backend === 'postgres' ? await createTestDatabase() : undefined;
-  const cp = await openControlPlane({ databaseUrl: database?.url, dataDir });
+  const { cp, close } = await openTestControlPlane(backend, 'docsearch-lease-');
   try {
     await fn(cp);
   } finally {
-    await cp.close();
-    await database?.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await close();
   }
 }
 

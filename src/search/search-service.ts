@@ -115,7 +115,7 @@ export class SearchService {
     const pieces = renderPieces(renderHits);
     const context = pieces.map((p) => p.text).join('');
     // Exactly countTokens(context), from the stored per-chunk counts (a cut hit's chunks excepted).
-    const tokens = contextTokens(pieces, new Set(out.hits.flatMap((h) => (h.cut ? h.chunks : []))));
+    const tokens = contextTokens(pieces, new Set(out.hits.flatMap((h) => (h.cut ? h.chunks : []))), context);
     // Figures and tables of the cited documents (spec: only when return_assets is true and assets exist).
     const cited: CitedDoc[] = out.hits.map(({ doc, chunks }) => ({ docId: doc.doc_id, pages: pagesOf(chunks), content: chunks.map((c) => c.content).join('\n') }));
     const assets = req.return_assets && this.deps.blobs && cited.length ? await assetsForCitedDocs(this.deps.blobs, ctx.projectId, cited) : undefined;

@@ -57,10 +57,10 @@ const ODD_SPACE = /[^\S \t\r\n]/;
  * countTokens' exact range, is counted whole.
  * @param pieces    renderPieces() of the response
  * @param untrusted chunks whose token_count is not countTokens(content) (cut copies of a too-large hit)
+ * @param context   the pieces joined, when the caller has it already
  * @returns countTokens(pieces joined)
  */
-export function contextTokens(pieces: ContextPiece[], untrusted: ReadonlySet<StoredChunk> = new Set()): number {
-  const context = pieces.map((p) => p.text).join('');
+export function contextTokens(pieces: ContextPiece[], untrusted: ReadonlySet<StoredChunk> = new Set(), context = pieces.map((p) => p.text).join('')): number {
   if (context.length > 200_000 || ODD_SPACE.test(context) || longestStretch(context) > MAX_GAP) return countTokens(context);
   let total = 0;
   let glue = '';
