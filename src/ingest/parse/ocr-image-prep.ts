@@ -5,12 +5,16 @@
 // page, the same text). Colour stays: tesseract's own grey conversion and thresholding
 // read coloured table headers (dark text on light blue) that a grey conversion by sharp lost.
 // Light-on-dark pictures (white text on a black or dark background: slides, screenshots, diagrams)
-// are inverted, as grey: tesseract's models are trained on dark text on a light background and read
-// almost nothing of the original (inverting the colours instead read worse on the diagrams tried).
+// are redrawn as grey ink on white: tesseract's models are trained on dark text on a light background
+// and read almost nothing of the original. Not one global inversion (until issue 15's last part): such
+// pictures mix white-on-black, white-on-colour and black-on-white text, so each pixel's ink is its
+// colour difference from its local background (ocr-local-ink.ts; the diagram of
+// ../shared/data/docs/html: 7 -> 8 of 15 labels, 18 -> 31 over four scales, docs/ocr.md).
 // The background is what most pixels are: when the median luminance is below 128 the picture is dark.
-// Low contrast needs nothing: tesseract's own Otsu thresholding read synthetic text 3 grey levels
-// from its background (#979797 on #9a9a9a), so pictures are not stretched or binarised here.
+// Low contrast needs nothing on light pictures: tesseract's own Otsu thresholding read synthetic text
+// 3 grey levels from its background (#979797 on #9a9a9a), so they are not stretched or binarised here.
 import sharp from 'sharp';
+import { localInk } from './ocr-local-ink.ts';
 
 /** Decoded pixels, e.g. a page rendered by pdfjs on a canvas (RGBA). */
 export interface RawImage {
@@ -27,13 +31,14 @@ export interface RgbImage {
   height: number;
 }
 
-/** What tesseract reads: PNG bytes (RGB; grey when inverted), and what was done. */
+/** What tesseract reads: PNG bytes (RGB; grey ink on white when light-on-dark), and what was done. */
 export interface PreparedImage {
   png: Buffer;
   width: number;
   height: number;
   /** Scale from the decoded picture to the PNG. */
   scale: number;
+  /** The picture was light-on-dark and was redrawn as ink against its local background. */
   inverted: boolean;
 }
 
@@ -130,7 +135,8 @@ export function estimateLineHeight(img: RgbImage): number | null {
 }
 
 /**
- * Scale, invert when dark, and encode for tesseract (PNG: RGB, or grey when inverted).
+ * Scale, redraw light-on-dark pictures as dark ink on white (localInk), and encode for tesseract (PNG:
+ * RGB, or grey when redrawn).
  * @param scale resize factor (1 = as is); lanczos3 when enlarging, as tesseract wants text ~20-30 px high
  */
 export async function prepareForOcr(img: RgbImage, scale = 1): Promise<PreparedImage> {
@@ -140,12 +146,8 @@ export async function prepareForOcr(img: RgbImage, scale = 1): Promise<PreparedI
   let pipeline = sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 }, limitInputPixels: LIMIT_PIXELS });
   if (width !== img.width || height !== img.height) pipeline = pipeline.resize({ width, height, kernel: 'lanczos3' });
   const { data: rgb, info } = await pipeline.raw().toBuffer({ resolveWithObject: true });
-  let body = rgb;
-  if (inverted) {
-    // Light on dark: grey, then inverted (inverting the colours read worse on the diagrams tried).
-    body = Buffer.allocUnsafe(info.width * info.height);
-    for (let i = 0, j = 0; j < body.length; i += 3, j++) body[j] = 255 - ((rgb[i] * 77 + rgb[i + 1] * 150 + rgb[i + 2] * 29) >> 8);
-  }
+  // Light on dark: ink against the local background, black on white (ocr-local-ink.ts).
+  const body = inverted ? await localInk(rgb, info.width, info.height) : rgb;
   let encoder = sharp(body, { raw: { width: info.width, height: info.height, channels: inverted ? 1 : 3 } });
   if (inverted) encoder = encoder.toColourspace('b-w'); // else sharp writes one channel as RGB
   const png = await encoder.png({ compressionLevel: 1, adaptiveFiltering: false }).toBuffer();

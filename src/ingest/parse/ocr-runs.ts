@@ -2,7 +2,8 @@
 // one run per word, except that the words of one line that tesseract writes without spaces between
 // them (Chinese/Japanese characters, which it emits one "word" each; the layout code would otherwise
 // put spaces between them) are merged; vertical CJK pages are turned a quarter so that they read in
-// order; coordinates go from image pixels (y down) to points (y up from the bottom edge).
+// order; coordinates go from image pixels (y down) to points (y up from the bottom edge). Also the
+// folding of a sparse-mode reading into the main one (ocr.ts step 3).
 import type { TextRun } from './pdf-layout.ts';
 import type { OcrWord } from './ocr-tesseract.ts';
 
@@ -92,4 +93,31 @@ export function toRuns(words: OcrWord[], pxW: number, pxH: number, widthPt: numb
     }
   }
   return runs;
+}
+
+/**
+ * The main reading with a sparse-mode reading folded in: each confidently read sparse word (>=
+ * `confident`) is added where the main reading has nothing, and replaces the main words it overlaps when
+ * it was read with higher confidence than all of them (text scattered over a picture that page
+ * segmentation skipped or misread), unless its letters are part of one of those words (a piece of a
+ * word the main reading has). Added words get block numbers past the main reading's, so they
+ * form lines of their own.
+ */
+export function foldSparse(main: OcrWord[], sparse: OcrWord[], confident: number): OcrWord[] {
+  const overlaps = (a: OcrWord, b: OcrWord) =>
+    a.left < b.left + b.width && b.left < a.left + a.width && a.top < b.top + b.height && b.top < a.top + a.height;
+  const letters = (t: string) => t.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+  const offset = Math.max(0, ...main.map((w) => w.block)) + 1;
+  const dropped = new Set<OcrWord>();
+  const added: OcrWord[] = [];
+  for (const w of sparse) {
+    if (w.conf < confident || !/[\p{L}\p{N}]/u.test(w.text)) continue;
+    const hit = main.filter((m) => overlaps(m, w));
+    if (hit.some((m) => m.conf >= w.conf)) continue;
+    // A piece of a word the main reading has ("Chain" under "_LangChain"): nothing to add.
+    if (hit.some((m) => letters(m.text).includes(letters(w.text)))) continue;
+    for (const m of hit) dropped.add(m);
+    added.push({ ...w, block: w.block + offset });
+  }
+  return [...main.filter((m) => !dropped.has(m)), ...added];
 }

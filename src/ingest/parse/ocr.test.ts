@@ -51,11 +51,27 @@ test('a picture of a table yields its cell text', async () => {
   assert.match(all, /Dexterity/);
 });
 
-test('light-on-dark picture: inverted and read, scattered labels included', async () => {
-  // ../shared/data/docs/html/example_image_01.png: white and coloured labels on a black diagram.
+/**
+ * Every label of ../shared/data/docs/html/example_image_01.png, read off the picture (the same list as
+ * bench/lib/ocr-truth.ts): white on black, white on purple, blue and green boxes, black on a white page.
+ */
+const DIAGRAM_LABELS = [
+  'PDF', 'PPTX', 'DOCX', 'HTML', // on file icons turned 10-30°; HTML's H half hidden by the DOCX icon
+  'docling', 'DOC', // the window's caption; "{DOC}" on the white page turned ~15° (its "Docling" too)
+  'JSON', 'MD', 'Figures', 'Chunking', 'LlamaIndex', 'LangChain', 'Your', 'GenAI', 'App', // boxes
+];
+
+test('light-on-dark diagram: a majority of its labels read through the pipeline', async () => {
+  // 8 of 15 (a majority) is what the preparation of issue 15 reads at the default scale, and 7-8 at
+  // 1.25-2× (docs/ocr.md); before it, 7 at the default scale and 3-5 at the others. The 7 labels left
+  // are beyond preparation: 4 stand turned 10-30° (tesseract reads upright lines; a sparse pass on the
+  // picture turned back 20° added only PPTX) or half hidden, and in this typeface the capital I of
+  // GenAI and LlamaIndex is the lower-case l's bar (read "GenAl", "Llamalndex").
   const doc = await parseDocument({ data: fs.readFileSync(path.resolve(imgDir, '../html/example_image_01.png')), filename: 'example_image_01.png' });
   const all = doc.blocks.filter((b) => b.kind !== 'image').map((b) => b.text).join('\n');
-  for (const word of ['JSON', 'Figures', 'Chunking', 'LangChain', 'Your', 'App']) assert.match(all, new RegExp(`\\b${word}\\b`), all);
+  const found = DIAGRAM_LABELS.filter((w) => new RegExp(`(^|[^\\p{L}])${w}($|[^\\p{L}])`, 'iu').test(all));
+  assert.ok(found.length >= 8, `${found.length} of ${DIAGRAM_LABELS.length} labels: ${found.join(', ')}\n${all}`);
+  for (const word of ['JSON', 'Figures', 'Chunking', 'LangChain', 'Your', 'App']) assert.ok(found.includes(word), `${word} read before issue 15's last part`);
 });
 
 test('a picture turned a quarter is put upright (OSD) and read', async () => {

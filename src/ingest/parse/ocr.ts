@@ -2,13 +2,15 @@
 // layout code (pdf-layout.ts / pdf-blocks.ts) turns into lines and blocks, so OCR'd text gets the same
 // reading order, heading and paragraph rules as a text layer. Steps (issue 15 made the common case one
 // tesseract run instead of two or more):
-//  0. The picture is scaled as requested and encoded as PNG; light-on-dark pictures are inverted to
-//     grey (ocr-image-prep.ts).
+//  0. The picture is scaled as requested and encoded as PNG; light-on-dark pictures are redrawn as grey
+//     ink on white, each pixel against its local background (ocr-image-prep.ts, ocr-local-ink.ts).
 //  1. English first: most pages are upright Latin text, and then one run is all it takes. Only when
 //     English reads badly (character-weighted confidence < 60: another script, or a rotated page), or
 //     most of its lines stand taller than wide (a page turned a quarter, which tesseract reads but
 //     with its lines on end), does Tesseract's OSD guess the script and rotation (it costs as much as a
-//     recognition run); a rotated scan is turned upright and read again.
+//     recognition run); a rotated scan is turned upright and read again. A light-on-dark picture whose
+//     English reading holds 20+ confidently read characters skips OSD: it is Latin, and its low mean
+//     confidence comes from its drawings (OSD also guessed a diagram upside down).
 //  2. The script picks the candidate language sets (only installed ones), run side by side: Han ->
 //     Chinese and Japanese, Hangul -> Korean+English, Japanese kana -> Japanese (horizontal + vertical
 //     models), Latin/unknown -> English. When more than 20% of the characters sit on low-confidence
@@ -17,14 +19,15 @@
 //     many characters with confidence >= 60 (then that one).
 //  3. When under 60% of the characters are confident, or the picture was light-on-dark (a diagram, a
 //     slide, text scattered over a picture), tesseract's sparse-text mode (psm 11) is run too and its
-//     confidently read words are folded in where the first reading has nothing or read worse.
+//     confidently read words are folded in where the first reading has nothing or read worse (not a
+//     piece of a word the first reading has).
 //  4. Words become runs (ocr-runs.ts).
 // DOCSEARCH_OCR_LANGS (e.g. "deu+eng") replaces the automatic choice with a fixed language string.
 import type { TextRun } from './pdf-layout.ts';
 import { detectScript, installedLanguages, recognizeWords, type OcrWord } from './ocr-tesseract.ts';
 import { DEFAULT_CANDIDATES, RETRY_CANDIDATES, SCRIPT_CANDIDATES } from './ocr-languages.ts';
 import { decodeImage, estimateLineHeight, prepareForOcr, rotateImage, type PreparedImage, type RawImage, type RgbImage } from './ocr-image-prep.ts';
-import { groupLines, toRuns } from './ocr-runs.ts';
+import { foldSparse, groupLines, toRuns } from './ocr-runs.ts';
 import { traced } from './ocr-trace.ts';
 
 export type { RawImage } from './ocr-image-prep.ts';
@@ -77,6 +80,12 @@ const CONFIDENT = 60;
 const SMALL_TEXT_PX = 16;
 /** Line height (px) the default scale aims for. */
 const TARGET_LINE_PX = 20;
+/**
+ * Confidently read characters (>= CONFIDENT) of English on a light-on-dark picture above which OSD is
+ * skipped: the diagram of ../shared/data/docs/html reads 49, white-on-black Chinese and Japanese
+ * pictures 3 and 7 (their script still comes from OSD).
+ */
+const LATIN_LABEL_CHARS = 20;
 /** Word height (px) a re-read aims for (tesseract reads best at x-heights of ~20 px). */
 const TARGET_TEXT_PX = 26;
 
@@ -134,29 +143,6 @@ function score(words: OcrWord[]): Omit<Reading, 'langs' | 'words'> {
     if (n >= 3 && h > 1.5 * w) sideways += n;
   }
   return { confidence: chars ? weighted / chars : 0, chars, lowFraction: chars ? low / chars : 1, confidentChars, sidewaysFraction: chars ? sideways / chars : 0 };
-}
-
-/**
- * The main reading with a sparse-mode reading folded in: each confidently read sparse word (>=
- * CONFIDENT) is added where the main reading has nothing, and replaces the main words it overlaps when
- * it was read with higher confidence than all of them (text scattered over a picture that page
- * segmentation skipped or misread). Added words get block numbers past the main reading's, so they
- * form lines of their own.
- */
-function foldSparse(main: OcrWord[], sparse: OcrWord[]): OcrWord[] {
-  const overlaps = (a: OcrWord, b: OcrWord) =>
-    a.left < b.left + b.width && b.left < a.left + a.width && a.top < b.top + b.height && b.top < a.top + a.height;
-  const offset = Math.max(0, ...main.map((w) => w.block)) + 1;
-  const dropped = new Set<OcrWord>();
-  const added: OcrWord[] = [];
-  for (const w of sparse) {
-    if (w.conf < CONFIDENT || !/[\p{L}\p{N}]/u.test(w.text)) continue;
-    const hit = main.filter((m) => overlaps(m, w));
-    if (hit.some((m) => m.conf >= w.conf)) continue;
-    for (const m of hit) dropped.add(m);
-    added.push({ ...w, block: w.block + offset });
-  }
-  return [...main.filter((m) => !dropped.has(m)), ...added];
 }
 
 /**
@@ -222,7 +208,10 @@ async function recognise(img: RgbImage, page: PreparedImage, scale: number, have
     best = await run(page, first);
     tried.add(first);
     // Tesseract reads a page turned a quarter line by line too, but its lines then stand upright.
-    if (best.confidence < OSD_BELOW || best.sidewaysFraction > 0.5) {
+    // A light-on-dark picture (a diagram) whose English reading already holds LATIN_LABEL_CHARS confident
+    // characters is Latin and upright: its low mean confidence is the noise of its drawings.
+    const latinPicture = page.inverted && best.confidentChars >= LATIN_LABEL_CHARS;
+    if ((best.confidence < OSD_BELOW && !latinPicture) || best.sidewaysFraction > 0.5) {
       const osd = await detectScript(page.png, { signal: opts.signal });
       if (osd?.rotate) {
         rotated = osd.rotate;
@@ -254,7 +243,7 @@ async function recognise(img: RgbImage, page: PreparedImage, scale: number, have
   }
   if (page.inverted || best.chars === 0 || best.confidentChars < 0.6 * best.chars) {
     const sparse = await run(page, best.langs, 11);
-    const merged = foldSparse(best.words, sparse.words);
+    const merged = foldSparse(best.words, sparse.words, CONFIDENT);
     best = { langs: best.langs, words: merged, ...score(merged) };
   }
   return { best, page, rotated };
