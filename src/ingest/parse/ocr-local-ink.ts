@@ -7,8 +7,8 @@
 // wide (the picture sampled every 8 px, then a 5 x 5 median: 40 px, about two lines at the ~20 px the
 // OCR scales text lines to), and ink = the largest per-channel difference from it, drawn black on white.
 // White on black, white on blue, black on white and orange on black all come out black on white.
-// Differences under FLOOR are dropped (shading, gradients, the soft halo where two regions meet), the
-// rest is stretched to full contrast. Measured on ../shared/data/docs/html/example_image_01.png and
+// Differences up to DEFAULT_FLOOR (32) are dropped (shading, gradients, the soft halo where two regions
+// meet), the rest is stretched to full contrast. Measured on ../shared/data/docs/html/example_image_01.png and
 // the rejected alternatives: docs/ocr.md ("Light-on-dark pictures").
 import sharp from 'sharp';
 
