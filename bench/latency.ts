@@ -23,12 +23,12 @@
 //                --dump-queries N sets its size (default 40 queries × 6 request kinds)
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { initAnalysis } from '../src/analysis/analyzer.ts';
 import { analyseQuery } from '../src/search/stages/analyze-query.ts';
 import { STORED_COLUMNS } from '../src/storage/lance-arrow.ts';
 import { loadBeir, readJsonl, beirDir, repoRoot, writeResult } from './lib/beir.ts';
+import { freePort } from './lib/net.ts';
 import { createBenchProject, startBenchApp } from './lib/bench-app.ts';
 import { percentile } from './lib/quality.ts';
 import { writeSyntheticCorpus } from './lib/synthetic.ts';
@@ -81,15 +81,6 @@ async function load(clients: number, total: number, fn: (i: number) => Promise<b
   return summarise(ms, performance.now() - t0, errors);
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 function memoryOf(pid: number): { rssMb: number; peakRssMb: number } {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
@@ -136,7 +127,7 @@ async function main(): Promise<void> {
   const profArgs = CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(CPU_PROF)] : [];
   const child: ChildProcess = spawn(process.execPath, [...profArgs, '--import', 'tsx', path.join(repoRoot, 'src', 'main.ts')], {
     cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, DOCSEARCH_DATA_DIR: dataDir, DOCSEARCH_SECRET: secret, DOCSEARCH_BOOTSTRAP_ACCOUNT_KEY: kept.accountKey, DOCSEARCH_ROLE: 'api', DOCSEARCH_RATE_LIMIT_SEARCH_PER_MIN: '0', DOCSEARCH_RATE_LIMIT_IP_PER_MIN: '0', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    env: { MALLOC_ARENA_MAX: '2', ...process.env, DOCSEARCH_DATA_DIR: dataDir, DOCSEARCH_SECRET: secret, DOCSEARCH_BOOTSTRAP_ACCOUNT_KEY: kept.accountKey, DOCSEARCH_ROLE: 'api', DOCSEARCH_RATE_LIMIT_SEARCH_PER_MIN: '0', DOCSEARCH_RATE_LIMIT_IP_PER_MIN: '0', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
   });
   const base = `http://127.0.0.1:${port}`;
   const result: Record<string, unknown> = { chunks, documents: kept.docs, writeSeconds: writeS, optimizeSeconds: optimizeS };
