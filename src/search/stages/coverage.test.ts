@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FusedChunk } from '../types.ts';
-import { withCoverage } from './coverage.ts';
+import { termMatcher, withCoverage } from './coverage.ts';
 
 const fc = (id: string, tokens: string | null): FusedChunk => ({
   chunk: { id, doc_id: id, source_job_id: 'j', chunk_index: 0, chunkset_index: 0, page_start: 1, page_end: 1, heading_path: '', content: '', token_count: 1 },
@@ -85,4 +85,20 @@ test('with one candidate per document the two-level IDF leaves coverage as it wa
   const { fused } = withCoverage(pool, [['billing'], ['cutover']]);
   const idf = (df: number) => Math.log(1 + (3 - df + 0.5) / (df + 0.5));
   assert.ok(Math.abs(fused[1].coverage! - idf(2) / (idf(2) + idf(1))) < 1e-12);
+});
+
+test('termMatcher marks exactly the groups a split of the term string would find', () => {
+  // Random term strings over a small alphabet (prefixes, repeats, non-Latin, empty terms from double
+  // spaces) against random groups: the scan must agree with splitting the string and a Set lookup.
+  let seed = 42;
+  const rnd = (n: number) => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed % n; };
+  const vocab = ['a', 'ab', 'abc', 'b', 'fy', 'fy2018', '2018', 'über', 'стат', '数据', '데이', 'x'.repeat(40), 'ab c'.replace(' ', '')];
+  for (let round = 0; round < 500; round++) {
+    const tokens = Array.from({ length: rnd(12) }, () => (rnd(10) === 0 ? '' : vocab[rnd(vocab.length)])).join(' ');
+    const groups = Array.from({ length: 1 + rnd(4) }, () => Array.from({ length: 1 + rnd(2) }, () => vocab[rnd(vocab.length)] + (rnd(6) === 0 ? 'z' : '')));
+    const h = groups.map(() => false);
+    termMatcher(groups)(tokens, h);
+    const present = new Set(tokens.split(' '));
+    assert.deepEqual(h, groups.map((g) => g.some((t) => present.has(t))), `${JSON.stringify(tokens)} ${JSON.stringify(groups)}`);
+  }
 });
