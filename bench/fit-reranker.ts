@@ -19,6 +19,7 @@ import { createReranker } from '../src/models/create-reranker.ts';
 import { loadConfig } from '../src/internal/config.ts';
 import type { RerankCandidate } from '../src/models/reranker.ts';
 import { rerankCandidate } from '../src/search/stages/rerank.ts';
+import { fillText } from '../src/search/stages/hit-content.ts';
 import { loadBeir, mean, ndcgAt, repoRoot, writeResult, type Qrels } from './lib/beir.ts';
 import { createBenchProject, startBenchApp } from './lib/bench-app.ts';
 import { ingestCorpus } from './lib/corpus.ts';
@@ -46,6 +47,7 @@ async function collect(depth: number, featurise: (q: string, lang: string | null
     for (const q of queries) {
       const { stats, regions, lang } = await rankQuery(s.index, s.embedder, p.namespace, q.text, chunks);
       const head = regions.slice(0, depth);
+      await fillText(s.index, p.namespace, head.flatMap((r) => r.chunks)); // retrieval reads no text
       const rel = qrels.get(q._id)!;
       const x = await featurise(q.text, lang, head.map((r) => rerankCandidate(r, stats, '')));
       rows.push({ id: q._id, docs: [...head, ...regions.slice(depth)].map((r) => r.docId), labels: head.map((r) => (rel.has(r.docId) ? 1 : 0)), x });

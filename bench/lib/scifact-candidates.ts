@@ -10,6 +10,7 @@ import { createBuiltinEmbedder } from '../../src/models/builtin-embedder.ts';
 import { openLanceIndex } from '../../src/storage/lance-index.ts';
 import { countTokens } from '../../src/analysis/token-count.ts';
 import type { Embedder } from '../../src/models/embedder.ts';
+import { withSearchLayout } from '../../src/ingest/chunk-rows.ts';
 import type { ChunkRecord, NamespaceIndex } from '../../src/storage/namespace-index.ts';
 import { analyseQuery, termBoosts } from '../../src/search/stages/analyze-query.ts';
 import { queryStats } from '../../src/search/stages/fuse.ts';
@@ -57,10 +58,10 @@ export async function indexBeirCorpus(index: NamespaceIndex, embedder: Embedder,
     const part = docs.slice(i, i + 1000);
     const texts = part.map((d) => `${d.title}\n\n${d.text}`);
     const vectors = await embedder.embedDocuments(texts);
-    const rows: ChunkRecord[] = part.map((d, j) => ({
+    const rows: ChunkRecord[] = withSearchLayout(part.map((d, j) => ({
       id: `${d._id}:0`, doc_id: d._id, source_job_id: 'fit', chunk_index: 0, chunkset_index: 0, page_start: 1, page_end: 1,
       heading_path: d.title, content: d.text, tokens: analyze(texts[j], 'en').join(' '), token_count: countTokens(d.text), vector: vectors[j],
-    }));
+    })));
     await index.addChunks(ns, rows, embedder.signature);
   }
   await index.optimize(ns);

@@ -12,6 +12,7 @@
 import { analyze } from '../analysis/analyzer.ts';
 import type { ChunkDraft } from './chunking/chunker.ts';
 import type { ChunkRecord } from '../storage/namespace-index.ts';
+import { isBibliographyChunk } from '../search/stages/section-prior.ts';
 
 /**
  * BM25F field weight of the document label (title and file name) relative to the chunk's own text: a
@@ -69,9 +70,9 @@ export interface ChunkRowsInput {
   attributes?: ChunkRecord['attributes'];
 }
 
-/** The index rows of one document's chunks (ids `<docId>:<chunk_index>`). */
+/** The index rows of one document's chunks (ids `<docId>:<chunk_index>`), with withSearchLayout(). */
 export function chunkRows(input: ChunkRowsInput): ChunkRecord[] {
-  return input.chunks.map((c, i) => ({
+  return withSearchLayout(input.chunks.map((c, i) => ({
     id: `${input.docId}:${c.chunk_index}`,
     doc_id: input.docId,
     source_job_id: input.jobId,
@@ -85,5 +86,59 @@ export function chunkRows(input: ChunkRowsInput): ChunkRecord[] {
     token_count: c.token_count,
     vector: input.vectors[i],
     ...(input.attributes ? { attributes: input.attributes } : {}),
-  }));
+  })));
+}
+
+/**
+ * Chunks on each side of a chunk whose token counts its row stores (ChunkLayout.near). Expansion
+ * (search/stages/expand.ts) plans from the stored layout when a region grows by at most this many chunks
+ * a side; otherwise it reads the chunkset. 32 covers tightness 0.3 in chunksets of up to ≈ 200 chunks and
+ * a whole chunkset of up to 33 chunks; 65 Int32 per row.
+ */
+export const LAYOUT_WINDOW = 32;
+
+/**
+ * Set what search reads instead of text and layout (issue 15) on rows holding every chunk of their
+ * documents: `bibliography` (section-prior.ts, from heading_path and content) and `layout` (chunkset
+ * extent, total tokens, neighbours' token counts within LAYOUT_WINDOW). A document whose chunk indices are
+ * not 0..n-1 or whose chunkset is not one contiguous run gets no layout (expansion then reads).
+ * @returns the same row objects, modified
+ */
+export function withSearchLayout(rows: ChunkRecord[]): ChunkRecord[] {
+  const byDoc = new Map<string, ChunkRecord[]>();
+  for (const r of rows) {
+    r.bibliography = isBibliographyChunk({ heading_path: r.heading_path, content: r.content });
+    const list = byDoc.get(r.doc_id);
+    if (list) list.push(r);
+    else byDoc.set(r.doc_id, [r]);
+  }
+  for (const doc of byDoc.values()) {
+    doc.sort((a, b) => a.chunk_index - b.chunk_index);
+    if (doc.some((r, i) => r.chunk_index !== i)) continue;
+    const runs: Array<{ first: number; last: number; tokens: number }> = [];
+    const runOf: number[] = [];
+    const seen = new Set<number>();
+    let contiguous = true;
+    doc.forEach((r, i) => {
+      const run = runs[runs.length - 1];
+      if (run && doc[i - 1].chunkset_index === r.chunkset_index) {
+        run.last = i;
+        run.tokens += r.token_count;
+      } else {
+        if (seen.has(r.chunkset_index)) contiguous = false;
+        seen.add(r.chunkset_index);
+        runs.push({ first: i, last: i, tokens: r.token_count });
+      }
+      runOf.push(runs.length - 1);
+    });
+    if (!contiguous) continue;
+    doc.forEach((r, i) => {
+      const run = runs[runOf[i]];
+      const nearFrom = Math.max(run.first, i - LAYOUT_WINDOW);
+      const nearTo = Math.min(run.last, i + LAYOUT_WINDOW);
+      const near = doc.slice(nearFrom, nearTo + 1).map((c) => c.token_count);
+      r.layout = { setFirst: run.first, setLast: run.last, setTokens: run.tokens, nearFrom, near };
+    });
+  }
+  return rows;
 }

@@ -17,13 +17,13 @@ import { admissiblePrefix, admitWithinBudget, clampBudget, type BudgetItem, type
 import { DEFAULT_EXPAND_TIGHTNESS, expandRegions } from './stages/expand.ts';
 import { queryStats } from './stages/fuse.ts';
 import { denseCoverageOk, rankStandard } from './stages/standard-rank.ts';
-import { chunkTokens, fitChunks, hydrateChunks, pagesOf, variantChunks } from './stages/hit-content.ts';
+import { chunkTokens, fillText, fitChunks, hydrateChunks, pagesOf, variantChunks } from './stages/hit-content.ts';
 import { renderContext, renderPieces, type RenderHit } from './stages/render.ts';
 import { contextTokens, HeaderTokenCache } from './stages/context-tokens.ts';
 import { retrieve } from './stages/retrieve.ts';
 import { widenHits } from './stages/widen.ts';
 import { applyThresholds } from './stages/score.ts';
-import { rerankRegions } from './stages/rerank.ts';
+import { rerankDepth, rerankRegions } from './stages/rerank.ts';
 import type { ConfiguredReranker } from '../models/create-reranker.ts';
 import type { SearchStage } from '../internal/metrics.ts';
 import { resolveMode, searchUnits } from './units.ts';
@@ -188,6 +188,8 @@ export class SearchService {
     let regions = ranked;
     const rr = this.deps.reranker;
     if (mode === 'advanced' && rr) {
+      // Retrieval read no text: the reranker reads the text of the hits it reranks.
+      await fillText(index, ctx.namespace, regions.slice(0, rerankDepth(rr.depth)).flatMap((r) => r.chunks));
       try {
         regions = await rerankRegions(rr.reranker, req.query, regions, stats, {
           lang: analysed.stemLang, depth: rr.depth, calibration: rr.calibration, titleOf: (id) => docs.get(id)?.title ?? '',

@@ -8,6 +8,7 @@ import type * as ArrowNS from 'apache-arrow';
 import type { DataType, Field, FixedSizeList, Float32, Schema, Table as ArrowTable } from 'apache-arrow';
 import type { ChunkRecord, EmbeddingSignature, StoredChunk } from './namespace-index.ts';
 import { ATTR_PREFIX, attrColumnData } from './lance-attributes.ts';
+import { LAYOUT_STORE_COLUMNS, layoutColumnData, layoutFields, layoutReader } from './lance-layout.ts';
 
 // The CommonJS instance of apache-arrow, i.e. the very one @lancedb/lancedb requires: Arrow's type
 // visitors dispatch on `instanceof`, so objects from the ESM copy ("Unrecognized type 'NONE'") or read
@@ -30,6 +31,12 @@ export const STORED_COLUMNS = [
   'content',
   'token_count',
 ] as const;
+
+/**
+ * Columns of a search read without text (vectorSearch / bm25Search with ReadOptions.text false on a table
+ * that stores the layout, lance-layout.ts): what ranking and expansion need, no text.
+ */
+export const SEARCH_COLUMNS = ['id', 'doc_id', 'chunk_index', 'chunkset_index', 'page_start', 'page_end', 'token_count', ...LAYOUT_STORE_COLUMNS] as const;
 
 /** Columns of a layout-only read (ReadOptions.text false): what expansion and budgeting need. */
 export const LAYOUT_COLUMNS = ['doc_id', 'chunk_index', 'chunkset_index', 'page_start', 'page_end', 'token_count'] as const;
@@ -55,6 +62,7 @@ export function chunkSchema(signature: EmbeddingSignature): Schema {
     new arrow.Field('tokens', new arrow.Utf8(), false),
     new arrow.Field('token_count', new arrow.Int32(), false),
     new arrow.Field('vector', new arrow.FixedSizeList(signature.dimension, new arrow.Field('item', new arrow.Float32(), true)), false),
+    ...layoutFields(),
   ];
   return new arrow.Schema(fields, new Map([[SIGNATURE_KEY, encodeSignature(signature)]]));
 }
@@ -114,6 +122,8 @@ function columnData(field: Field, rows: ChunkRecord[], n: number) {
     return arrow.makeData({ type, length: n, nullCount: 0, child });
   }
   if (name.startsWith(ATTR_PREFIX)) return attrColumnData(field, rows);
+  const layout = layoutColumnData(field, rows);
+  if (layout) return layout;
   return arrow.vectorFromArray(new Array(n).fill(null), field.type as DataType).data[0];
 }
 
@@ -152,7 +162,9 @@ export type RowTest = (docId: string, chunkIndex: number) => boolean;
 /**
  * Read StoredChunk rows (plus an optional numeric score column, e.g. `_score` or `_distance`, and the
  * `vector` column when the query selected it) out of a query result. Column access is by name; absent
- * score columns yield NaN. With `keep`, only the rows it accepts are decoded and returned.
+ * score columns yield NaN. With `keep`, only the rows it accepts are decoded and returned. A result
+ * without `content` (SEARCH_COLUMNS) gives empty text fields and `textOmitted`; the stored layout and
+ * bibliography flag are set where the result has them and the row stores them.
  */
 export function arrowToChunks(table: ArrowTable, scoreColumn?: string, keep?: RowTest): Array<{ chunk: StoredChunk; raw: number; vector?: Float32Array; tokens?: string }> {
   if (table.numRows === 0) return []; // LanceDB may return an empty table without the projected schema
@@ -163,34 +175,40 @@ export function arrowToChunks(table: ArrowTable, scoreColumn?: string, keep?: Ro
   };
   const id = col('id');
   const docId = col('doc_id');
-  const job = col('source_job_id');
+  const content = table.getChild('content');
+  const job = content ? col('source_job_id') : null;
   const chunkIndex = col('chunk_index');
   const chunkset = col('chunkset_index');
   const pageStart = col('page_start');
   const pageEnd = col('page_end');
-  const heading = col('heading_path');
-  const content = col('content');
+  const heading = content ? col('heading_path') : null;
   const tokenCount = col('token_count');
   const score = scoreColumn ? table.getChild(scoreColumn) : null;
   const vectors = table.getChild('vector');
   const lexical = table.getChild('tokens');
+  const stored = layoutReader(table);
   const out: Array<{ chunk: StoredChunk; raw: number; vector?: Float32Array; tokens?: string }> = [];
   for (let i = 0; i < table.numRows; i++) {
     const doc = docId.get(i) as string;
     if (keep && !keep(doc, chunkIndex.get(i) as number)) continue;
+    const chunk: StoredChunk = {
+      id: id.get(i) as string,
+      doc_id: doc,
+      source_job_id: job ? (job.get(i) as string) : '',
+      chunk_index: chunkIndex.get(i) as number,
+      chunkset_index: chunkset.get(i) as number,
+      page_start: pageStart.get(i) as number,
+      page_end: pageEnd.get(i) as number,
+      heading_path: heading ? (heading.get(i) as string) : '',
+      content: content ? (content.get(i) as string) : '',
+      token_count: tokenCount.get(i) as number,
+    };
+    if (!content) chunk.textOmitted = true;
+    const { layout, bibliography } = stored.at(i);
+    if (layout) chunk.layout = layout;
+    if (bibliography !== undefined) chunk.bibliography = bibliography;
     out.push({
-      chunk: {
-        id: id.get(i) as string,
-        doc_id: doc,
-        source_job_id: job.get(i) as string,
-        chunk_index: chunkIndex.get(i) as number,
-        chunkset_index: chunkset.get(i) as number,
-        page_start: pageStart.get(i) as number,
-        page_end: pageEnd.get(i) as number,
-        heading_path: heading.get(i) as string,
-        content: content.get(i) as string,
-        token_count: tokenCount.get(i) as number,
-      },
+      chunk,
       raw: score ? Number(score.get(i)) : Number.NaN,
       ...(vectors ? { vector: readVector(vectors.get(i)) } : {}),
       ...(lexical ? { tokens: lexical.get(i) as string } : {}),
@@ -218,7 +236,7 @@ export function arrowToLayout(table: ArrowTable, keep?: RowTest): StoredChunk[] 
     if (keep && !keep(doc, index)) continue;
     out.push({
       id: `${doc}:${index}`, doc_id: doc, source_job_id: '', chunk_index: index, chunkset_index: chunkset.get(i) as number,
-      page_start: pageStart.get(i) as number, page_end: pageEnd.get(i) as number, heading_path: '', content: '', token_count: tokenCount.get(i) as number,
+      page_start: pageStart.get(i) as number, page_end: pageEnd.get(i) as number, heading_path: '', content: '', token_count: tokenCount.get(i) as number, textOmitted: true,
     });
   }
   return out;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openLanceIndex, type LanceNamespaceIndex } from './lance-index.ts';
-import type { ChunkRecord, EmbeddingSignature } from './namespace-index.ts';
+import type { ChunkRecord, EmbeddingSignature, StoredChunk } from './namespace-index.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CORPUS = path.resolve(repoRoot, '../shared/data/beir/scifact/corpus.jsonl');
@@ -75,9 +75,9 @@ test('getChunkRanges reads several documents\' ranges in one call', async () => 
   assert.deepEqual(got.map((c) => c.id).sort(), [`${docs[3].id}:1`, `${docs[3].id}:2`, `${docs[7].id}:0`].sort());
   const layout = await index.getChunkRanges('ns_main', [{ docId: docs[3].id, from: 1, to: 2 }], { text: false });
   const full = await index.getChunkRanges('ns_main', [{ docId: docs[3].id, from: 1, to: 2 }]);
-  assert.deepEqual(layout.map((c) => ({ ...c, content: '', heading_path: '', source_job_id: '' })).sort((a, b) => a.chunk_index - b.chunk_index),
-    full.map((c) => ({ ...c, content: '', heading_path: '', source_job_id: '' })).sort((a, b) => a.chunk_index - b.chunk_index));
-  assert.ok(layout.every((c) => c.content === '' && c.heading_path === '') && full.every((c) => c.content !== ''));
+  const bare = ({ textOmitted: _omitted, ...c }: StoredChunk) => ({ ...c, content: '', heading_path: '', source_job_id: '' });
+  assert.deepEqual(layout.map(bare).sort((a, b) => a.chunk_index - b.chunk_index), full.map(bare).sort((a, b) => a.chunk_index - b.chunk_index));
+  assert.ok(layout.every((c) => c.content === '' && c.heading_path === '' && c.textOmitted) && full.every((c) => c.content !== '' && !c.textOmitted));
   assert.deepEqual(await index.getChunkRanges('ns_main', []), []);
   assert.deepEqual(await index.getChunkRanges('ns_missing', [{ docId: docs[3].id, from: 0, to: 5 }]), []);
 });

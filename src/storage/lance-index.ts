@@ -7,7 +7,8 @@
 
 import type * as Lance from '@lancedb/lancedb';
 import { AppError } from '../internal/errors.ts';
-import { arrowToChunks, arrowToLayout, LAYOUT_COLUMNS, rowsToArrow, sameSignature, STORED_COLUMNS } from './lance-arrow.ts';
+import { arrowToChunks, arrowToLayout, LAYOUT_COLUMNS, rowsToArrow, sameSignature, SEARCH_COLUMNS, STORED_COLUMNS } from './lance-arrow.ts';
+import { ensureLayoutColumns, hasLayoutColumns } from './lance-layout.ts';
 import { AutoOptimizer, buildAnnIfDue, ensureDocIdIndex, ensureFts, findFts, type TableState } from './lance-maintenance.ts';
 import { KeyedCoalescer, KeyedMutex } from './lance-mutex.ts';
 import { assertNamespace, filterToWhere, rangesToWhere, sqlString } from './lance-sql.ts';
@@ -159,7 +160,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
     ));
   }
 
-  async vectorSearch(namespace: string, vector: Float32Array, limit: number, filter?: ChunkFilter): Promise<IndexHit[]> {
+  async vectorSearch(namespace: string, vector: Float32Array, limit: number, filter?: ChunkFilter, opts: ReadOptions = {}): Promise<IndexHit[]> {
     this.check(namespace);
     const f = filterToWhere(filter);
     if (f.empty || limit <= 0) return [];
@@ -178,16 +179,17 @@ export class LanceNamespaceIndex implements NamespaceIndex {
         .distanceType('cosine')
         .ef(Math.max(ANN_EF, 2 * limit))
         .refineFactor(ANN_REFINE)
-        .select([...STORED_COLUMNS, 'vector', 'tokens', '_distance'])
+        .select([...(await this.searchColumns(state, opts)), 'vector', 'tokens', '_distance'])
         .limit(limit);
       const where = await this.whereFor(state, f.where, filter);
       if (where === false) return [];
       if (where) q = q.where(where);
-      return arrowToChunks(await q.toArrow(), '_distance').map(({ chunk, raw, vector, tokens }) => ({ chunk, score: 1 - raw, vector, tokens }));
+      const hits = arrowToChunks(await q.toArrow(), '_distance').map(({ chunk, raw, vector, tokens }) => ({ chunk, score: 1 - raw, vector, tokens }));
+      return this.textForUnflagged(state, hits);
     });
   }
 
-  async bm25Search(namespace: string, queryTokens: string[], limit: number, filter?: ChunkFilter, boosts?: ReadonlyMap<string, number>): Promise<IndexHit[]> {
+  async bm25Search(namespace: string, queryTokens: string[], limit: number, filter?: ChunkFilter, boosts?: ReadonlyMap<string, number>, opts: ReadOptions = {}): Promise<IndexHit[]> {
     this.check(namespace);
     const f = filterToWhere(filter);
     const tokens = queryTokens.flatMap((t) => t.split(/\s+/)).filter((t) => t.length > 0);
@@ -199,11 +201,13 @@ export class LanceNamespaceIndex implements NamespaceIndex {
       // so tokens such as AND, "-", "a:b" or '"' match literally. Operator OR = classic BM25 disjunction.
       const match = this.matchQuery(tokens, boosts);
       // FTS filters are prefilters by default in LanceDB 0.37 (no API to change it; covered by a test).
-      let q = state.table.query().fullTextSearch(match).select([...STORED_COLUMNS, 'vector', 'tokens', '_score']).limit(limit);
+      const columns = await this.searchColumns(state, opts);
+      let q = state.table.query().fullTextSearch(match).select([...columns, 'vector', 'tokens', '_score']).limit(limit);
       const where = await this.whereFor(state, f.where, filter);
       if (where === false) return [];
       if (where) q = q.where(where);
-      return arrowToChunks(await q.toArrow(), '_score').map(({ chunk, raw, vector, tokens }) => ({ chunk, score: raw, vector, tokens }));
+      const hits = arrowToChunks(await q.toArrow(), '_score').map(({ chunk, raw, vector, tokens }) => ({ chunk, score: raw, vector, tokens }));
+      return this.textForUnflagged(state, hits);
     });
   }
 
@@ -338,6 +342,34 @@ export class LanceNamespaceIndex implements NamespaceIndex {
   }
 
   /**
+   * Columns of a search read: without text (SEARCH_COLUMNS) when the caller asks so and the table stores
+   * the layout columns (tables written before them do not: then the full rows, text included).
+   */
+  private async searchColumns(state: TableState, opts: ReadOptions): Promise<readonly string[]> {
+    if (opts.text !== false) return STORED_COLUMNS;
+    if (!state.layoutColumns) state.layoutColumns = hasLayoutColumns(await state.table.schema()) || undefined;
+    return state.layoutColumns ? SEARCH_COLUMNS : STORED_COLUMNS;
+  }
+
+  /**
+   * Rows read without text that store no bibliography flag (written before it existed, in a table that
+   * has the column since) get their text in one more read, so ranking can compute the flag from it.
+   * @returns `hits`, those rows' chunks replaced by full rows
+   */
+  private async textForUnflagged(state: TableState, hits: IndexHit[]): Promise<IndexHit[]> {
+    const bare = hits.filter((h) => h.chunk.textOmitted && h.chunk.bibliography === undefined);
+    if (bare.length === 0) return hits;
+    const { where, keep } = rangesToWhere(bare.map((h) => ({ docId: h.chunk.doc_id, from: h.chunk.chunk_index, to: h.chunk.chunk_index })));
+    const full = arrowToChunks(await state.table.query().where(where).select([...STORED_COLUMNS]).toArrow(), undefined, keep);
+    const byId = new Map(full.map(({ chunk }) => [chunk.id, chunk]));
+    for (const h of bare) {
+      const row = byId.get(h.chunk.id);
+      if (row) h.chunk = { ...row, ...(h.chunk.layout ? { layout: h.chunk.layout } : {}) };
+    }
+    return hits;
+  }
+
+  /**
    * The full prefilter: the doc-id part plus the compiled attribute expression (compiled against the
    * table's current attribute columns, so a name no row carries yet matches nothing).
    * @returns false when the filter can match nothing; undefined when nothing filters
@@ -363,6 +395,8 @@ export class LanceNamespaceIndex implements NamespaceIndex {
     }
     if (rows.length === 0) return;
     const batchRows = this.opts.writeBatchRows ?? 2_000;
+    await ensureLayoutColumns(state.table);
+    state.layoutColumns = true;
     const schema = await ensureAttrColumns(state.table, rows);
     for (let i = 0; i < rows.length; i += batchRows) {
       await state.table.add(rowsToArrow(rows.slice(i, i + batchRows), schema));

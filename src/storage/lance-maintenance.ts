@@ -17,6 +17,8 @@ export interface TableState {
   fts: string | null;
   /** Row count of the version the handle is at, when known (cleared whenever the handle moves). */
   count?: number;
+  /** True once the table is known to have the stored-layout columns (lance-layout.ts; never removed). */
+  layoutColumns?: boolean;
 }
 
 /** Lance FTS settings: tokens are pre-analysed (analysis/analyzer.ts), so only split on whitespace. */

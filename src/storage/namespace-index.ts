@@ -29,9 +29,42 @@ export interface ChunkRecord {
    * keyed by attribute name. Absent names are stored as null. See AttrValue.
    */
   attributes?: Record<string, AttrValue>;
+  /**
+   * Where the chunk sits in its chunkset, stored at ingest so that expansion plans without a read
+   * (issue 15; ingest/chunk-rows.ts withSearchLayout). Absent on rows written before it existed.
+   */
+  layout?: ChunkLayout;
+  /**
+   * True when the chunk is part of a reference list (search/stages/section-prior.ts, computed at ingest so
+   * that ranking needs no candidate text). Absent on rows written before it existed.
+   */
+  bibliography?: boolean;
 }
 
-export type StoredChunk = Omit<ChunkRecord, 'vector' | 'tokens' | 'attributes'>;
+/**
+ * A chunk's chunkset as expansion needs it (search/stages/expand.ts): the chunkset's extent and total
+ * tokens, and the token counts of the chunkset's chunks near this one. Chunksets are contiguous runs of
+ * chunk_index (the chunker's sections).
+ */
+export interface ChunkLayout {
+  /** First and last chunk_index of the chunk's chunkset (inclusive). */
+  setFirst: number;
+  setLast: number;
+  /** Sum of token_count over the chunkset. */
+  setTokens: number;
+  /** chunk_index of near[0]. */
+  nearFrom: number;
+  /** token_count of the chunkset's chunks nearFrom, nearFrom + 1, … (those within a window of this chunk). */
+  near: ArrayLike<number>;
+}
+
+export type StoredChunk = Omit<ChunkRecord, 'vector' | 'tokens' | 'attributes'> & {
+  /**
+   * True when the row was read without its text (ReadOptions.text false, or a layout stub made by
+   * expansion): `content`, `heading_path` and `source_job_id` are then empty strings.
+   */
+  textOmitted?: boolean;
+};
 
 /**
  * Engine-neutral storage kind of an attribute column (the attributes domain maps the spec's 12 types
@@ -106,6 +139,9 @@ export interface ReadOptions {
    * false = the layout only (doc_id, chunk_index, chunkset_index, page span, token_count): `id` is
    * derived, `content`, `heading_path` and `source_job_id` are empty strings. Reading the text only for
    * the chunks a response shows keeps a filled-context search cheap (issue 15). Default true.
+   * For vectorSearch and bm25Search, false = without `content`, `heading_path` and `source_job_id`
+   * (marked textOmitted) but with `layout` and `bibliography`; rows written before those were stored
+   * come with their text (ranking then computes the bibliography flag from it).
    */
   text?: boolean;
 }
@@ -128,7 +164,7 @@ export interface NamespaceIndex {
    */
   withWriter<T>(namespace: string, fn: () => Promise<T>): Promise<T>;
   /** Top-`limit` chunks by cosine similarity to `vector`, after `filter`. */
-  vectorSearch(namespace: string, vector: Float32Array, limit: number, filter?: ChunkFilter): Promise<IndexHit[]>;
+  vectorSearch(namespace: string, vector: Float32Array, limit: number, filter?: ChunkFilter, opts?: ReadOptions): Promise<IndexHit[]>;
   /**
    * Fold every row written so far into the lexical (BM25) index, so they are scored with the same
    * statistics as the rest (issue 11 "done means searchable"). Concurrent callers share one refresh
@@ -139,7 +175,7 @@ export interface NamespaceIndex {
    * Top-`limit` chunks by BM25 over the analysed-token column, after `filter`. `boosts` multiplies the
    * contribution of the named tokens (absent = 1), e.g. query words outside the question.
    */
-  bm25Search(namespace: string, queryTokens: string[], limit: number, filter?: ChunkFilter, boosts?: ReadonlyMap<string, number>): Promise<IndexHit[]>;
+  bm25Search(namespace: string, queryTokens: string[], limit: number, filter?: ChunkFilter, boosts?: ReadonlyMap<string, number>, opts?: ReadOptions): Promise<IndexHit[]>;
   /** All chunks of one document whose chunk_index is in [from, to] (inclusive), ordered by chunk_index. */
   getChunks(namespace: string, docId: string, from: number, to: number): Promise<StoredChunk[]>;
   /**

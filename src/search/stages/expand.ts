@@ -41,7 +41,7 @@ export function planExpansion(core: { from: number; to: number }, chunkset: Stor
  * stay within `allowance`; a side stops at a missing or claimed chunk (shared by expansion and widen.ts).
  * @returns the grown range and the tokens added (stored per-chunk token_count)
  */
-export function growAlternately(range: { from: number; to: number }, byIndex: Map<number, StoredChunk>, claimed: Set<number>, allowance: number): { from: number; to: number; added: number } {
+export function growAlternately(range: { from: number; to: number }, byIndex: ReadonlyMap<number, Pick<StoredChunk, 'token_count'>>, claimed: Set<number>, allowance: number): { from: number; to: number; added: number } {
   let { from, to } = range;
   let added = 0;
   let openAfter = true;
@@ -108,9 +108,68 @@ export async function loadChunkset(index: NamespaceIndex, namespace: string, doc
   return (await loadChunksets(index, namespace, [{ docId, chunksetIndex, from: range.from, to: range.to }]))[0];
 }
 
+/** A region's planned expansion: its new range and that range's chunks (ordered). */
+interface Plan {
+  from: number;
+  to: number;
+  chunks: StoredChunk[];
+}
+
 /**
- * Expand regions in place, best first (earlier regions claim contested chunks). Chunks read here carry
- * the layout only (empty content): hydrateChunks() reads the text of the chunks that are shown.
+ * Plan a region's expansion from its members' stored layouts (ChunkLayout, no engine read): the range
+ * planExpansion() chooses from the chunkset's rows, with the same chunks' token counts.
+ * @param others chunk indices of the document owned by other regions
+ * @returns the plan, its chunks layout stubs (textOmitted; page span 0 until hydrateChunks() reads the
+ *          rows); null when the layouts cannot decide it: a member stores no layout, or the range or its
+ *          growth reaches a chunk of the chunkset outside every member's stored window
+ */
+export function planFromLayout(r: Region, others: Set<number>, tightness: number): Plan | null {
+  const known = new Map<number, { token_count: number }>();
+  const first = r.members[0]?.chunk.layout;
+  if (!first) return null;
+  for (const m of r.members) {
+    const l = m.chunk.layout;
+    if (!l || l.setFirst !== first.setFirst || l.setLast !== first.setLast) return null;
+    for (let k = 0; k < l.near.length; k++) known.set(l.nearFrom + k, { token_count: l.near[k] });
+  }
+  let coreTokens = 0;
+  for (let i = r.from; i <= r.to; i++) {
+    const c = known.get(i);
+    if (!c) return null;
+    coreTokens += c.token_count;
+  }
+  let { from, to } = r;
+  if (tightness > 0) {
+    const allowance = tightness >= 1 ? Number.POSITIVE_INFINITY : tightness * Math.max(0, first.setTokens - coreTokens);
+    ({ from, to } = growAlternately(r, known, others, allowance));
+    const undecided = (i: number) => i >= first.setFirst && i <= first.setLast && !known.has(i) && !others.has(i);
+    if (undecided(to + 1) || undecided(from - 1)) return null;
+  }
+  const chunks: StoredChunk[] = [];
+  for (let i = from; i <= to; i++) {
+    chunks.push({
+      id: `${r.docId}:${i}`, doc_id: r.docId, source_job_id: '', chunk_index: i, chunkset_index: r.chunksetIndex,
+      page_start: 0, page_end: 0, heading_path: '', content: '', token_count: known.get(i)!.token_count, textOmitted: true,
+    });
+  }
+  return { from, to, chunks };
+}
+
+/** Plan a region's expansion from rows read (its chunkset, or its range at tightness 0); undefined when they are gone. */
+function planFromRows(r: Region, rows: StoredChunk[], others: Set<number>, tightness: number): Plan | undefined {
+  const set = rows.filter((c) => c.chunkset_index === r.chunksetIndex);
+  const range = planExpansion(r, set, others, tightness);
+  const chunks = set.filter((c) => c.chunk_index >= range.from && c.chunk_index <= range.to);
+  return chunks.length ? { ...range, chunks } : undefined; // none: the document vanished meanwhile
+}
+
+/**
+ * Expand regions in place, best first (earlier regions claim contested chunks). Regions whose retrieved
+ * chunks store their layout (ChunkLayout) are planned without a read (issue 15); the others (rows
+ * written before the layout was stored, growth past the stored windows) read their chunkset, in one read
+ * per round, after which every region is planned again in order (a region's expansion depends on the
+ * ones before it in its document). Chunks chosen here carry no text: hydrateChunks() reads the text of
+ * the chunks that are shown.
  * @param regions   regions to expand, best first
  * @param claimed   per document, chunk indices already owned (callers seed it with every region's core
  *                  so that no expansion swallows another hit); updated with the expansions made here
@@ -118,39 +177,47 @@ export async function loadChunkset(index: NamespaceIndex, namespace: string, doc
  * @throws whatever the index throws
  */
 export async function expandRegions(index: NamespaceIndex, namespace: string, regions: Region[], claimed: Map<string, Set<number>>, tightness: number): Promise<void> {
-  // With tightness 0 only a region's own range is read (to fill bridged gaps); otherwise its chunkset.
+  // With tightness 0 only a region's own range is needed (to fill bridged gaps); otherwise its chunkset.
   const keyOf = (r: Region) => (tightness <= 0 ? `${r.docId}\u0000${r.from}\u0000${r.to}` : `${r.docId}\u0000${r.chunksetIndex}`);
-  // One read for the ranges of tightness 0 and one (per widening round) for the chunksets.
-  const ranges = new Map<string, Region>();
-  const sets = new Map<string, Region>();
-  for (const r of regions) {
-    const key = keyOf(r);
-    const hasHoles = r.to - r.from + 1 > r.chunks.length;
-    if (tightness <= 0 && !hasHoles) continue;
-    const into = tightness <= 0 ? ranges : sets;
-    if (!into.has(key)) into.set(key, r);
-  }
+  const active = regions.filter((r) => tightness > 0 || r.to - r.from + 1 > r.chunks.length);
   const loaded = new Map<string, StoredChunk[]>();
+  for (;;) {
+    const trial = new Map([...claimed].map(([doc, own]) => [doc, new Set(own)]));
+    const plans: Array<{ r: Region; plan: Plan }> = [];
+    const unread = new Map<string, Region>();
+    for (const r of active) {
+      const own = trial.get(r.docId) ?? new Set<number>();
+      trial.set(r.docId, own);
+      const others = new Set([...own].filter((i) => i < r.from || i > r.to));
+      const rows = loaded.get(keyOf(r));
+      const plan = rows ? planFromRows(r, rows, others, tightness) : planFromLayout(r, others, tightness);
+      if (plan === null) {
+        if (!unread.has(keyOf(r))) unread.set(keyOf(r), r);
+        continue;
+      }
+      if (!plan) continue;
+      plans.push({ r, plan });
+      for (let i = plan.from; i <= plan.to; i++) own.add(i);
+    }
+    if (unread.size === 0) {
+      for (const { r, plan } of plans) Object.assign(r, plan);
+      for (const [doc, own] of trial) claimed.set(doc, own);
+      return;
+    }
+    await readLayouts(index, namespace, [...unread], tightness, loaded);
+  }
+}
+
+/** One read round for regions the stored layout cannot plan: their ranges (tightness 0) or chunksets, into `loaded` by key. */
+async function readLayouts(index: NamespaceIndex, namespace: string, regions: Array<[string, Region]>, tightness: number, loaded: Map<string, StoredChunk[]>): Promise<void> {
+  const ranges = tightness <= 0 ? regions : [];
+  const sets = tightness <= 0 ? [] : regions;
   const [rangeRows, setRows] = await Promise.all([
-    ranges.size ? index.getChunkRanges(namespace, [...ranges.values()].map((r) => ({ docId: r.docId, from: r.from, to: r.to })), { text: false }) : Promise.resolve([]),
-    loadChunksets(index, namespace, [...sets.values()].map((r) => ({ docId: r.docId, chunksetIndex: r.chunksetIndex, from: r.from, to: r.to }))),
+    ranges.length ? index.getChunkRanges(namespace, ranges.map(([, r]) => ({ docId: r.docId, from: r.from, to: r.to })), { text: false }) : Promise.resolve([]),
+    loadChunksets(index, namespace, sets.map(([, r]) => ({ docId: r.docId, chunksetIndex: r.chunksetIndex, from: r.from, to: r.to }))),
   ]);
   for (const [key, r] of ranges) {
     loaded.set(key, rangeRows.filter((c) => c.doc_id === r.docId && c.chunk_index >= r.from && c.chunk_index <= r.to).sort((a, b) => a.chunk_index - b.chunk_index));
   }
-  [...sets.keys()].forEach((key, i) => loaded.set(key, setRows[i]));
-  for (const r of regions) {
-    const set = loaded.get(keyOf(r))?.filter((c) => c.chunkset_index === r.chunksetIndex);
-    if (!set) continue;
-    const own = claimed.get(r.docId) ?? new Set<number>();
-    claimed.set(r.docId, own);
-    const others = new Set([...own].filter((i) => i < r.from || i > r.to));
-    const range = planExpansion(r, set, others, tightness);
-    const chunks = set.filter((c) => c.chunk_index >= range.from && c.chunk_index <= range.to);
-    if (chunks.length === 0) continue; // document vanished meanwhile; keep the retrieved core
-    r.from = range.from;
-    r.to = range.to;
-    r.chunks = chunks;
-    for (let i = range.from; i <= range.to; i++) own.add(i);
-  }
+  sets.forEach(([key], i) => loaded.set(key, setRows[i]));
 }

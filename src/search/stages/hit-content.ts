@@ -109,3 +109,24 @@ export async function hydrateChunks(index: NamespaceIndex, namespace: string, hi
     h.chunks = h.chunks.map((c) => byKey.get(`${c.doc_id}\u0000${c.chunk_index}`)).filter((c): c is StoredChunk => c !== undefined);
   }
 }
+
+/**
+ * Give chunks read without their text (textOmitted: retrieval reads none, issue 15) their text in place,
+ * in one engine read; used for the hits the advanced tier's reranker reads. A chunk whose row vanished
+ * since (its document was deleted during the search) keeps empty text.
+ * @throws whatever the index throws
+ */
+export async function fillText(index: NamespaceIndex, namespace: string, chunks: StoredChunk[]): Promise<void> {
+  const bare = chunks.filter((c) => c.textOmitted);
+  if (bare.length === 0) return;
+  const rows = await index.getChunkRanges(namespace, bare.map((c) => ({ docId: c.doc_id, from: c.chunk_index, to: c.chunk_index })));
+  const byKey = new Map(rows.map((c) => [`${c.doc_id}\u0000${c.chunk_index}`, c]));
+  for (const c of bare) {
+    const row = byKey.get(`${c.doc_id}\u0000${c.chunk_index}`);
+    if (!row) continue;
+    c.content = row.content;
+    c.heading_path = row.heading_path;
+    c.source_job_id = row.source_job_id;
+    delete c.textOmitted;
+  }
+}

@@ -51,14 +51,19 @@ export interface RerankOptions {
   titleOf?: (docId: string) => string;
 }
 
+/** How many of the best regions rerankRegions() reranks for a configured `depth` (at least 1). */
+export function rerankDepth(depth: number | undefined): number {
+  return Math.max(1, depth ?? DEFAULT_RERANK_DEPTH);
+}
+
 /**
- * Rerank the best `depth` regions.
+ * Rerank the best `depth` regions (their chunks must carry their text: hit-content.ts fillText).
  * @param regions scored by the standard tier, best first (score.ts scoreRegions)
  * @returns the same regions re-ordered best first; reranked ones carry `signals.reranker` and the advanced score
  * @throws whatever the reranker throws (the caller falls back to the standard tier)
  */
 export async function rerankRegions(reranker: Reranker, query: string, regions: Region[], stats: QueryStats, opts: RerankOptions): Promise<Region[]> {
-  const depth = Math.max(1, opts.depth ?? DEFAULT_RERANK_DEPTH);
+  const depth = rerankDepth(opts.depth);
   const head = regions.slice(0, depth);
   const tail = regions.slice(depth);
   if (head.length === 0) return regions;

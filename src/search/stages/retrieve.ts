@@ -4,6 +4,12 @@
 // BM25, and a zero query vector (every word out of vocabulary) skips the vector search.
 import type { ChunkFilter, IndexHit, NamespaceIndex } from '../../storage/namespace-index.ts';
 
+/**
+ * Candidates are read without their text (issue 15): ranking needs their layout, vectors, analysed terms
+ * and stored bibliography flag; the reranker (fillText before it) and the response read text later.
+ */
+const NO_TEXT = { text: false } as const;
+
 /** Candidates taken from each retriever before fusion. */
 export const RETRIEVE_LIMIT = 100;
 
@@ -22,7 +28,8 @@ export function isZeroVector(v: Float32Array): boolean {
 }
 
 /**
- * Run vector and BM25 retrieval concurrently.
+ * Run vector and BM25 retrieval concurrently. Hits come without text (textOmitted) from tables that store
+ * the layout and bibliography flag, with it from older ones.
  * @param index      the data plane
  * @param namespace  the project's namespace
  * @param q.vector   query embedding (L2-normalised)
@@ -40,8 +47,8 @@ export async function retrieve(
   limit = RETRIEVE_LIMIT,
 ): Promise<Retrieved> {
   const [vector, bm25] = await Promise.all([
-    isZeroVector(q.vector) ? Promise.resolve(null) : index.vectorSearch(namespace, q.vector, limit, filter),
-    q.terms.length === 0 ? Promise.resolve(null) : index.bm25Search(namespace, q.terms, limit, filter, q.boosts),
+    isZeroVector(q.vector) ? Promise.resolve(null) : index.vectorSearch(namespace, q.vector, limit, filter, NO_TEXT),
+    q.terms.length === 0 ? Promise.resolve(null) : index.bm25Search(namespace, q.terms, limit, filter, q.boosts, NO_TEXT),
   ]);
   return { vector, bm25, limit };
 }

@@ -30,9 +30,11 @@ const YEAR = /\b(?:1[89]|20)\d{2}\b/g;
 
 /**
  * True when the chunk belongs to a reference list: its innermost heading names one, or its text starts
- * with a numbered citation entry and holds at least 3 entries and 2 years.
+ * with a numbered citation entry and holds at least 3 entries and 2 years. A row that stores the flag
+ * (computed by this function at ingest, ingest/chunk-rows.ts) is answered from it without its text.
  */
-export function isBibliographyChunk(chunk: Pick<StoredChunk, 'heading_path' | 'content'>): boolean {
+export function isBibliographyChunk(chunk: Pick<StoredChunk, 'heading_path' | 'content' | 'bibliography'>): boolean {
+  if (chunk.bibliography !== undefined) return chunk.bibliography;
   const innermost = chunk.heading_path.split(' > ').pop()?.trim() ?? '';
   if (innermost && BIBLIOGRAPHY_HEADING.test(innermost)) return true;
   const text = chunk.content.trimStart();

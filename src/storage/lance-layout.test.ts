@@ -1,0 +1,86 @@
+// The stored-layout columns (lance-layout.ts) on a real LanceDB table: search reads without text return the
+// layout and bibliography flag instead; a table written before the columns existed is read as before
+// (text included, no layout); the first write of this code adds the columns, and that table's older rows
+// then come with their text (their flag is computed from it) while newer rows come without.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { openLanceIndex, type LanceNamespaceIndex } from './lance-index.ts';
+import { chunkSchema, rowsToArrow } from './lance-arrow.ts';
+import { LAYOUT_STORE_COLUMNS } from './lance-layout.ts';
+import type { ChunkRecord } from './namespace-index.ts';
+import { withSearchLayout } from '../ingest/chunk-rows.ts';
+import { isBibliographyChunk } from '../search/stages/section-prior.ts';
+
+const SIG = { provider: 'test', model: 'unit-4', dimension: 4 };
+let dir: string;
+let index: LanceNamespaceIndex;
+
+/** Rows of one document: two body chunks, then a reference list. */
+function docRows(docId: string): ChunkRecord[] {
+  const row = (i: number, set: number, heading: string, content: string): ChunkRecord => ({
+    id: `${docId}:${i}`, doc_id: docId, source_job_id: 'job', chunk_index: i, chunkset_index: set, page_start: 1, page_end: 2,
+    heading_path: heading, content, tokens: 'alpha beta', token_count: 10 + i, vector: new Float32Array([1, i, 0, 0]),
+  });
+  return [row(0, 0, 'Intro', 'alpha text'), row(1, 0, 'Intro', 'beta text'), row(2, 1, 'Paper > References', '[1] A. Author, 2001.')];
+}
+
+before(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'lance-layout-test-'));
+  // A table as the code before the stored layout wrote it: no layout columns.
+  const lancedb = await import('@lancedb/lancedb');
+  const db = await lancedb.connect(dir);
+  const full = chunkSchema(SIG);
+  const Schema = full.constructor as new (fields: typeof full.fields, metadata: Map<string, string>) => typeof full;
+  const old = new Schema(full.fields.filter((f) => !(LAYOUT_STORE_COLUMNS as readonly string[]).includes(f.name)), full.metadata);
+  const table = await db.createEmptyTable('ns_old', old);
+  await table.add(rowsToArrow(docRows('old'), old));
+  table.close();
+  db.close();
+  index = await openLanceIndex({ uri: dir });
+});
+
+after(async () => {
+  await index.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const lean = { text: false } as const;
+
+test('a new table: search reads without text carry the layout and the bibliography flag', async () => {
+  await index.addChunks('ns_new', withSearchLayout(docRows('new')), SIG);
+  const hits = await index.vectorSearch('ns_new', new Float32Array([1, 0, 0, 0]), 10, undefined, lean);
+  const bm25 = await index.bm25Search('ns_new', ['alpha'], 10, undefined, undefined, lean);
+  for (const { chunk } of [...hits, ...bm25]) {
+    assert.equal(chunk.textOmitted, true);
+    assert.equal(chunk.content, '');
+    assert.ok(chunk.layout);
+    assert.equal(chunk.bibliography, chunk.chunk_index === 2);
+  }
+  const c0 = hits.find((h) => h.chunk.chunk_index === 0)!.chunk;
+  assert.deepEqual({ ...c0.layout!, near: Array.from(c0.layout!.near) }, { setFirst: 0, setLast: 1, setTokens: 21, nearFrom: 0, near: [10, 11] });
+  // The flag is what the text says, with the text or without it.
+  const full = await index.vectorSearch('ns_new', new Float32Array([1, 0, 0, 0]), 10);
+  for (const { chunk } of full) {
+    assert.ok(chunk.content.length > 0 && !chunk.textOmitted);
+    assert.equal(isBibliographyChunk({ heading_path: chunk.heading_path, content: chunk.content }), chunk.chunk_index === 2);
+  }
+});
+
+test('a table written before the layout columns is read as before, and its first new write adds them', async () => {
+  const before = await index.vectorSearch('ns_old', new Float32Array([1, 0, 0, 0]), 10, undefined, lean);
+  assert.equal(before.length, 3);
+  for (const { chunk } of before) {
+    assert.ok(chunk.content.length > 0 && !chunk.textOmitted && chunk.layout === undefined && chunk.bibliography === undefined);
+  }
+  await index.addChunks('ns_old', withSearchLayout(docRows('newer')), SIG);
+  const mixed = await index.bm25Search('ns_old', ['alpha'], 10, undefined, undefined, lean);
+  assert.equal(mixed.length, 6);
+  for (const { chunk } of mixed) {
+    if (chunk.doc_id === 'old') assert.ok(chunk.content.length > 0 && !chunk.textOmitted && chunk.layout === undefined && chunk.bibliography === undefined);
+    else assert.ok(chunk.textOmitted && chunk.layout !== undefined && chunk.bibliography === (chunk.chunk_index === 2));
+  }
+  assert.deepEqual(mixed.filter((h) => h.chunk.doc_id === 'old').map((h) => isBibliographyChunk(h.chunk)).sort(), [false, false, true]);
+});
