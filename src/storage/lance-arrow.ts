@@ -164,7 +164,7 @@ export type RowTest = (docId: string, chunkIndex: number) => boolean;
  * `vector` column when the query selected it) out of a query result. Column access is by name; absent
  * score columns yield NaN. With `keep`, only the rows it accepts are decoded and returned. A result
  * without `content` (SEARCH_COLUMNS) gives empty text fields and `textOmitted`; the stored layout and
- * bibliography flag are set where the result has them and the row stores them.
+ * bibliography flag are set where the result has them and the row stores them, `rowId` where it has `_rowid`.
  */
 export function arrowToChunks(table: ArrowTable, scoreColumn?: string, keep?: RowTest): Array<{ chunk: StoredChunk; raw: number; vector?: Float32Array; tokens?: string }> {
   if (table.numRows === 0) return []; // LanceDB may return an empty table without the projected schema
@@ -187,6 +187,7 @@ export function arrowToChunks(table: ArrowTable, scoreColumn?: string, keep?: Ro
   const vectors = table.getChild('vector');
   const lexical = table.getChild('tokens');
   const stored = layoutReader(table);
+  const rowIds = table.getChild('_rowid');
   const out: Array<{ chunk: StoredChunk; raw: number; vector?: Float32Array; tokens?: string }> = [];
   for (let i = 0; i < table.numRows; i++) {
     const doc = docId.get(i) as string;
@@ -207,6 +208,7 @@ export function arrowToChunks(table: ArrowTable, scoreColumn?: string, keep?: Ro
     const { layout, bibliography } = stored.at(i);
     if (layout) chunk.layout = layout;
     if (bibliography !== undefined) chunk.bibliography = bibliography;
+    if (rowIds) chunk.rowId = BigInt(rowIds.get(i) as bigint);
     out.push({
       chunk,
       raw: score ? Number(score.get(i)) : Number.NaN,

@@ -17,6 +17,7 @@ import { isNotFound, TableCache } from './lance-table-cache.ts';
 import { CommitGate, type Coordination } from './lance-commit-gate.ts';
 import type {
   ChunkFilter,
+  ChunkRef,
   ChunkRecord,
   EmbeddingSignature,
   IndexHit,
@@ -61,6 +62,9 @@ export interface LanceIndexOptions {
 /** HNSW search breadth and refine factor; DESIGN.md §2: recall@50 0.99 at ef 300 with refine. */
 const ANN_EF = 300;
 const ANN_REFINE = 2;
+
+/** How long a table found without the stored-layout columns is read as such before its schema is checked again (another process may add them). */
+const LAYOUT_RECHECK_MS = 10_000;
 
 const describeSignature = (s: EmbeddingSignature) => `${s.provider}/${s.model} (${s.dimension}-d)`;
 
@@ -181,6 +185,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
         .refineFactor(ANN_REFINE)
         .select([...(await this.searchColumns(state, opts)), 'vector', 'tokens', '_distance'])
         .limit(limit);
+      if (opts.text === false) q = q.withRowId();
       const where = await this.whereFor(state, f.where, filter);
       if (where === false) return [];
       if (where) q = q.where(where);
@@ -203,6 +208,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
       // FTS filters are prefilters by default in LanceDB 0.37 (no API to change it; covered by a test).
       const columns = await this.searchColumns(state, opts);
       let q = state.table.query().fullTextSearch(match).select([...columns, 'vector', 'tokens', '_score']).limit(limit);
+      if (opts.text === false) q = q.withRowId();
       const where = await this.whereFor(state, f.where, filter);
       if (where === false) return [];
       if (where) q = q.where(where);
@@ -237,6 +243,32 @@ export class LanceNamespaceIndex implements NamespaceIndex {
     return this.tables.read(namespace, [], async (state) => {
       const rows = await state.table.query().where(where).select(text ? [...STORED_COLUMNS] : [...LAYOUT_COLUMNS]).toArrow();
       return text ? arrowToChunks(rows, undefined, keep).map((r) => r.chunk) : arrowToLayout(rows, keep);
+    });
+  }
+
+  async getChunksAt(namespace: string, chunks: ChunkRef[]): Promise<StoredChunk[]> {
+    this.check(namespace);
+    if (chunks.length === 0) return [];
+    const key = (docId: string, chunkIndex: number) => `${docId}\u0000${chunkIndex}`;
+    const wanted = new Set(chunks.map((c) => key(c.doc_id, c.chunk_index)));
+    return this.tables.read(namespace, [], async (state) => {
+      const found = new Map<string, StoredChunk>();
+      const hinted = [...new Set(chunks.flatMap((c) => (c.rowId === undefined ? [] : [c.rowId])))];
+      if (hinted.length > 0) {
+        try {
+          const rows = await state.table.takeRowIds(hinted).select([...STORED_COLUMNS]).toArrow();
+          for (const { chunk } of arrowToChunks(rows, undefined, (d, i) => wanted.has(key(d, i)))) found.set(key(chunk.doc_id, chunk.chunk_index), chunk);
+        } catch {
+          // Addresses of another table version (compacted since the search read them): read by range below.
+        }
+      }
+      const rest = chunks.filter((c) => !found.has(key(c.doc_id, c.chunk_index)));
+      if (rest.length > 0) {
+        const { where, keep } = rangesToWhere(rest.map((c) => ({ docId: c.doc_id, from: c.chunk_index, to: c.chunk_index })));
+        const rows = await state.table.query().where(where).select([...STORED_COLUMNS]).toArrow();
+        for (const { chunk } of arrowToChunks(rows, undefined, keep)) found.set(key(chunk.doc_id, chunk.chunk_index), chunk);
+      }
+      return [...found.values()];
     });
   }
 
@@ -347,7 +379,10 @@ export class LanceNamespaceIndex implements NamespaceIndex {
    */
   private async searchColumns(state: TableState, opts: ReadOptions): Promise<readonly string[]> {
     if (opts.text !== false) return STORED_COLUMNS;
-    if (!state.layoutColumns) state.layoutColumns = hasLayoutColumns(await state.table.schema()) || undefined;
+    if (state.layoutColumns === undefined || (!state.layoutColumns && Date.now() - (state.layoutCheckedAt ?? 0) > LAYOUT_RECHECK_MS)) {
+      state.layoutColumns = hasLayoutColumns(await state.table.schema());
+      state.layoutCheckedAt = Date.now();
+    }
     return state.layoutColumns ? SEARCH_COLUMNS : STORED_COLUMNS;
   }
 

@@ -84,3 +84,19 @@ test('a table written before the layout columns is read as before, and its first
   }
   assert.deepEqual(mixed.filter((h) => h.chunk.doc_id === 'old').map((h) => isBibliographyChunk(h.chunk)).sort(), [false, false, true]);
 });
+
+test('getChunksAt takes rows by their address, checks them, and reads the rest (wrong or stale addresses) by range', async () => {
+  await index.addChunks('ns_take', withSearchLayout([...docRows('a'), ...docRows('b')]), SIG);
+  const hits = await index.vectorSearch('ns_take', new Float32Array([1, 0, 0, 0]), 10, undefined, lean);
+  assert.ok(hits.every((h) => typeof h.chunk.rowId === 'bigint'));
+  const a0 = hits.find((h) => h.chunk.doc_id === 'a' && h.chunk.chunk_index === 0)!.chunk;
+  const b2 = hits.find((h) => h.chunk.doc_id === 'b' && h.chunk.chunk_index === 2)!.chunk;
+  const text = (cs: Array<{ doc_id: string; chunk_index: number; content: string }>) => cs.map((c) => `${c.doc_id}:${c.chunk_index}:${c.content}`).sort();
+  const want = ['a:0:alpha text', 'a:1:beta text', 'b:2:[1] A. Author, 2001.'];
+  // Right address, a neighbour's guessed address, a wrong one (b:2's row for a:1), and none at all.
+  assert.deepEqual(text(await index.getChunksAt('ns_take', [a0, { doc_id: 'a', chunk_index: 1, rowId: a0.rowId! + 1n }, { doc_id: 'b', chunk_index: 2 }])), want);
+  assert.deepEqual(text(await index.getChunksAt('ns_take', [a0, { doc_id: 'a', chunk_index: 1, rowId: b2.rowId }, { doc_id: 'b', chunk_index: 2, rowId: 1n << 40n }])), want);
+  // A deleted document's rows are not returned, whatever address they had.
+  await index.deleteDocument('ns_take', 'a');
+  assert.deepEqual(text(await index.getChunksAt('ns_take', [a0, b2])), ['b:2:[1] A. Author, 2001.']);
+});

@@ -17,8 +17,9 @@ export interface TableState {
   fts: string | null;
   /** Row count of the version the handle is at, when known (cleared whenever the handle moves). */
   count?: number;
-  /** True once the table is known to have the stored-layout columns (lance-layout.ts; never removed). */
+  /** Whether the table has the stored-layout columns (lance-layout.ts; once true, never removed), and when that was checked (ms). */
   layoutColumns?: boolean;
+  layoutCheckedAt?: number;
 }
 
 /** Lance FTS settings: tokens are pre-analysed (analysis/analyzer.ts), so only split on whitespace. */

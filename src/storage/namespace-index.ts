@@ -64,7 +64,15 @@ export type StoredChunk = Omit<ChunkRecord, 'vector' | 'tokens' | 'attributes'> 
    * expansion): `content`, `heading_path` and `source_job_id` are then empty strings.
    */
   textOmitted?: boolean;
+  /**
+   * The row's engine address (LanceDB `_rowid`) in the table version it was read from, when the read
+   * returned it (search reads without text); a hint for getChunksAt(), never trusted without checking.
+   */
+  rowId?: bigint;
 };
+
+/** A chunk to read by getChunksAt(): its document, index and, when known, a guess of its engine row address. */
+export type ChunkRef = Pick<StoredChunk, 'doc_id' | 'chunk_index' | 'rowId'>;
 
 /**
  * Engine-neutral storage kind of an attribute column (the attributes domain maps the spec's 12 types
@@ -183,6 +191,13 @@ export interface NamespaceIndex {
    * (issue 15: one read instead of one per hit). Empty ranges are skipped.
    */
   getChunkRanges(namespace: string, ranges: Array<{ docId: string; from: number; to: number }>, opts?: ReadOptions): Promise<StoredChunk[]>;
+  /**
+   * The full rows (text included) of exactly these chunks in one engine read where possible (issue 15):
+   * chunks with a `rowId` are taken by row address and kept only when the row read is the chunk asked for
+   * (same doc_id and chunk_index); the others, and guesses that missed, are read by range. Unordered;
+   * chunks whose rows are gone are left out.
+   */
+  getChunksAt(namespace: string, chunks: ChunkRef[]): Promise<StoredChunk[]>;
   /** Distinct doc_ids present in the namespace (for the reconciler). */
   listDocIds(namespace: string): Promise<string[]>;
   /** Number of chunks in the namespace (0 when it does not exist). */

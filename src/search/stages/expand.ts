@@ -120,7 +120,7 @@ interface Plan {
  * planExpansion() chooses from the chunkset's rows, with the same chunks' token counts.
  * @param others chunk indices of the document owned by other regions
  * @returns the plan, its chunks layout stubs (textOmitted; page span 0 until hydrateChunks() reads the
- *          rows); null when the layouts cannot decide it: a member stores no layout, or the range or its
+ *          rows; `rowId` guessed from a member's); null when the layouts cannot decide it: a member stores no layout, or the range or its
  *          growth reaches a chunk of the chunkset outside every member's stored window
  */
 export function planFromLayout(r: Region, others: Set<number>, tightness: number): Plan | null {
@@ -145,11 +145,15 @@ export function planFromLayout(r: Region, others: Set<number>, tightness: number
     const undecided = (i: number) => i >= first.setFirst && i <= first.setLast && !known.has(i) && !others.has(i);
     if (undecided(to + 1) || undecided(from - 1)) return null;
   }
+  // A document's rows are written in chunk order in one batch: a neighbour's row address is guessed from a
+  // member's (a hint; getChunksAt checks it).
+  const at = r.members.find((m) => m.chunk.rowId !== undefined)?.chunk;
   const chunks: StoredChunk[] = [];
   for (let i = from; i <= to; i++) {
     chunks.push({
       id: `${r.docId}:${i}`, doc_id: r.docId, source_job_id: '', chunk_index: i, chunkset_index: r.chunksetIndex,
       page_start: 0, page_end: 0, heading_path: '', content: '', token_count: known.get(i)!.token_count, textOmitted: true,
+      ...(at && at.rowId! + BigInt(i - at.chunk_index) >= 0n ? { rowId: at.rowId! + BigInt(i - at.chunk_index) } : {}),
     });
   }
   return { from, to, chunks };

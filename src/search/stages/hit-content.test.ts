@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { countTokens } from '../../analysis/token-count.ts';
 import type { NamespaceIndex, StoredChunk } from '../../storage/namespace-index.ts';
 import { admitWithinBudget } from './budget.ts';
-import { chunkTokens, fitChunks, hydrateChunks, truncateChunks, truncateToTokens } from './hit-content.ts';
+import { chunkTokens, fillText, fitChunks, hydrateChunks, truncateChunks, truncateToTokens } from './hit-content.ts';
 import { renderContext } from './render.ts';
 
 const chunk = (content: string, pages: [number, number], i = 0): StoredChunk => ({
@@ -46,15 +46,31 @@ test('a token cut never ends in a broken character', () => {
 test('hydrateChunks reads the text of every shown chunk in one read, keeping order and dropping vanished rows', async () => {
   const stored = [0, 1, 2, 3].map((i) => chunk(`text ${i}`, [1, 1], i));
   const layout = (c: StoredChunk): StoredChunk => ({ ...c, content: '', heading_path: '', source_job_id: '' });
-  const calls: Array<Array<{ docId: string; from: number; to: number }>> = [];
-  const index = { async getChunkRanges(_ns: string, ranges: Array<{ docId: string; from: number; to: number }>) {
-    calls.push(ranges);
-    return stored.filter((c) => c.chunk_index !== 3 && ranges.some((r) => r.docId === c.doc_id && c.chunk_index >= r.from && c.chunk_index <= r.to)).reverse();
+  const calls: Array<Array<{ doc_id: string; chunk_index: number }>> = [];
+  const index = { async getChunksAt(_ns: string, refs: Array<{ doc_id: string; chunk_index: number }>) {
+    calls.push(refs.map((r) => ({ doc_id: r.doc_id, chunk_index: r.chunk_index })));
+    return stored.filter((c) => c.chunk_index !== 3 && refs.some((r) => r.doc_id === c.doc_id && c.chunk_index === r.chunk_index)).reverse();
   } } as unknown as NamespaceIndex;
   const hits = [{ docId: 'd1', chunks: [layout(stored[1]), layout(stored[2])] }, { docId: 'd1', chunks: [layout(stored[3])] }, { docId: 'd1', chunks: [] }];
   await hydrateChunks(index, 'ns', hits);
   assert.equal(calls.length, 1);
-  assert.deepEqual(calls[0], [{ docId: 'd1', from: 1, to: 2 }, { docId: 'd1', from: 3, to: 3 }]);
+  assert.deepEqual(calls[0], [1, 2, 3].map((i) => ({ doc_id: 'd1', chunk_index: i })));
   assert.deepEqual(hits[0].chunks, [stored[1], stored[2]]);
   assert.deepEqual(hits[1].chunks, []); // chunk 3 vanished (document deleted meanwhile)
+});
+
+test('fillText gives chunks read without text their text in place, in one read, and leaves the others alone', async () => {
+  const stored = [0, 1, 2].map((i) => chunk(`text ${i}`, [1, 1], i));
+  const bare = (c: StoredChunk): StoredChunk => ({ ...c, content: '', heading_path: '', source_job_id: '', textOmitted: true });
+  const asked: number[][] = [];
+  const index = { async getChunksAt(_ns: string, refs: StoredChunk[]) {
+    asked.push(refs.map((r) => r.chunk_index));
+    return stored.filter((c) => c.chunk_index !== 2 && refs.some((r) => r.chunk_index === c.chunk_index));
+  } } as unknown as NamespaceIndex;
+  const chunks = [bare(stored[0]), { ...stored[1], content: 'kept' }, bare(stored[2])];
+  await fillText(index, 'ns', chunks);
+  assert.deepEqual(asked, [[0, 2]]);
+  assert.deepEqual(chunks[0], stored[0]);
+  assert.equal(chunks[1].content, 'kept');
+  assert.ok(chunks[2].textOmitted && chunks[2].content === ''); // row vanished: stays without text
 });

@@ -88,22 +88,15 @@ export function fitChunks(chunks: StoredChunk[], estimate: number, maxTokens: nu
 /**
  * Give the chunks of the hits a response shows their text: expansion and widening read the layout only
  * (ReadOptions.text false), so the text of exactly the shown chunks is read here, in one engine read
- * (issue 15). Chunks are replaced in place by the full rows, order kept; a chunk whose row vanished since
- * (its document was deleted during the search) is left out.
+ * (issue 15; by row address where the chunks carry one, NamespaceIndex.getChunksAt). Chunks are replaced
+ * in place by the full rows, order kept; a chunk whose row vanished since (its document was deleted during
+ * the search) is left out.
  * @throws whatever the index throws
  */
 export async function hydrateChunks(index: NamespaceIndex, namespace: string, hits: Array<{ docId: string; chunks: StoredChunk[] }>): Promise<void> {
   const wanted = hits.filter((h) => h.chunks.length > 0);
   if (wanted.length === 0) return;
-  const rows = await index.getChunkRanges(namespace, wanted.map((h) => {
-    let from = Number.POSITIVE_INFINITY;
-    let to = Number.NEGATIVE_INFINITY;
-    for (const c of h.chunks) {
-      from = Math.min(from, c.chunk_index);
-      to = Math.max(to, c.chunk_index);
-    }
-    return { docId: h.docId, from, to };
-  }));
+  const rows = await index.getChunksAt(namespace, wanted.flatMap((h) => h.chunks));
   const byKey = new Map(rows.map((c) => [`${c.doc_id}\u0000${c.chunk_index}`, c]));
   for (const h of wanted) {
     h.chunks = h.chunks.map((c) => byKey.get(`${c.doc_id}\u0000${c.chunk_index}`)).filter((c): c is StoredChunk => c !== undefined);
@@ -119,7 +112,7 @@ export async function hydrateChunks(index: NamespaceIndex, namespace: string, hi
 export async function fillText(index: NamespaceIndex, namespace: string, chunks: StoredChunk[]): Promise<void> {
   const bare = chunks.filter((c) => c.textOmitted);
   if (bare.length === 0) return;
-  const rows = await index.getChunkRanges(namespace, bare.map((c) => ({ docId: c.doc_id, from: c.chunk_index, to: c.chunk_index })));
+  const rows = await index.getChunksAt(namespace, bare);
   const byKey = new Map(rows.map((c) => [`${c.doc_id}\u0000${c.chunk_index}`, c]));
   for (const c of bare) {
     const row = byKey.get(`${c.doc_id}\u0000${c.chunk_index}`);
