@@ -6,7 +6,8 @@
 //   2. latency: both builds through app.inject, interleaved per query (same load for both), beside LanceDB
 //      queried directly (vector ∥ BM25 top-100, as bench/latency.ts), p50 and ratio to the engine;
 //   3. throughput: 8 concurrent clients, alternating blocks, searches/s and process CPU ms per search.
-// Usage: tsx bench/search-ab.ts --reuse DIR --base ROOT [--queries N] [--skip identity,latency,throughput]
+// Usage: tsx bench/search-ab.ts --reuse DIR --base ROOT [--queries N] [--skip identity,latency,throughput] [--tier T]
+//   --tier T     the tier timed in 2. and 3. (default standard; identity always checks both)
 //   --base ROOT  another checkout of the repository (e.g. `git archive main | tar -x -C ROOT`, with
 //                node_modules linked and ../shared beside it), loaded as the "before" build
 import fs from 'node:fs';
@@ -21,6 +22,7 @@ const DIR = argOf('--reuse');
 const BASE = argOf('--base');
 const N = Number(argOf('--queries') ?? 100);
 const SKIP = new Set((argOf('--skip') ?? '').split(','));
+const TIER = argOf('--tier') ?? 'standard';
 if (!DIR || !BASE) throw new Error('usage: tsx bench/search-ab.ts --reuse DIR --base ROOT [--queries N]');
 const kept = JSON.parse(fs.readFileSync(path.join(DIR, 'bench-latency-state.json'), 'utf8')) as { secret: string; accountKey: string; apiKey: string; namespace: string };
 
@@ -87,21 +89,21 @@ async function main(): Promise<void> {
       await fn();
       (ms[key] ??= []).push(performance.now() - t);
     };
-    for (let i = 0; i < 20; i++) for (const app of Object.values(apps)) for (const kind of ['default', 'filled']) await search(app, queries[(N + i) % queries.length], kind);
+    for (let i = 0; i < 20; i++) for (const app of Object.values(apps)) for (const kind of ['default', 'filled']) await search(app, queries[(N + i) % queries.length], kind, TIER);
     for (let i = 0; i < N; i++) {
       await timed('engine', () => direct(i));
       for (const kind of ['default', 'filled']) {
-        for (const name of i % 2 ? (['before', 'after'] as const) : (['after', 'before'] as const)) await timed(`${kind} ${name}`, () => search(apps[name], queries[i], kind));
+        for (const name of i % 2 ? (['before', 'after'] as const) : (['after', 'before'] as const)) await timed(`${kind} ${name}`, () => search(apps[name], queries[i], kind, TIER));
       }
     }
     const engine = percentile(ms.engine, 50);
-    console.log('latency, 1 client, interleaved (p50 ms, ratio to the engine):');
+    console.log(`latency, 1 client, interleaved (p50 ms, ratio to the engine), ${TIER} tier:`);
     for (const [key, v] of Object.entries(ms)) console.log(`  ${key.padEnd(16)} ${percentile(v, 50).toFixed(1).padStart(7)}  ${(percentile(v, 50) / engine).toFixed(2)}×`);
     table.close();
     db.close();
   }
   if (!SKIP.has('throughput')) {
-    console.log('throughput, 8 clients (searches/s, process CPU ms per search), alternating blocks of 120:');
+    console.log(`throughput, 8 clients (searches/s, process CPU ms per search), alternating blocks of 120, ${TIER} tier:`);
     for (const kind of ['default', 'filled']) {
       for (const round of [0, 1]) {
         for (const name of ['before', 'after'] as const) {
@@ -110,7 +112,7 @@ async function main(): Promise<void> {
           const t0 = performance.now();
           const c0 = process.cpuUsage();
           await Promise.all(Array.from({ length: 8 }, async () => {
-            for (let i = next++; i < total; i = next++) await search(apps[name], queries[(i + round * total) % queries.length], kind);
+            for (let i = next++; i < total; i = next++) await search(apps[name], queries[(i + round * total) % queries.length], kind, TIER);
           }));
           const cpu = process.cpuUsage(c0);
           console.log(`  ${kind} ${name} round ${round}: ${(total / ((performance.now() - t0) / 1000)).toFixed(1)}/s, CPU ${((cpu.user + cpu.system) / 1000 / total).toFixed(1)} ms`);
