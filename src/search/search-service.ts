@@ -137,11 +137,12 @@ export class SearchService {
    * The standard tier's ranking of one request, before thresholds, reranking and expansion: scope,
    * analysis, retrieval, visibility and stages/standard-rank.ts. Used by run() and by the scripts that fit
    * the relevance model on exactly what the service scores (bench/fit-relevance.ts).
+   * @param withText true = the candidates carry their text (the reranker reads it); else they come without
    * @returns scored regions best first (empty when the scope matches nothing), the query statistics as
    *          scored, the query analysis and the visible documents of the candidates
    * @throws AppError document_not_found (404) when doc_filter names no visible document
    */
-  async rank(ctx: SearchContext, req: SearchRequest): Promise<Ranked> {
+  async rank(ctx: SearchContext, req: SearchRequest, withText = false): Promise<Ranked> {
     const { cp, index, embedder } = this.deps;
     await initAnalysis();
     const timed = this.stopwatch();
@@ -152,7 +153,7 @@ export class SearchService {
     const vector = await embedder.embedQuery(req.query);
     timed('embed');
     const [got, chunkCount] = await Promise.all([
-      retrieve(index, ctx.namespace, { vector, terms: analysed.terms, boosts: termBoosts(analysed) }, scope.filter),
+      retrieve(index, ctx.namespace, { vector, terms: analysed.terms, boosts: termBoosts(analysed), text: withText }, scope.filter),
       this.chunkCount(ctx.namespace),
     ]);
     timed('retrieve');
@@ -180,15 +181,15 @@ export class SearchService {
   private async run(ctx: SearchContext, req: SearchRequest, opts: { inDoc: boolean }, tier: RetrievalTier): Promise<Outcome> {
     const { index } = this.deps;
     if (opts.inDoc && !req.doc_filter) throw new AppError('validation_failed', 'body.doc_filter: must be a non-empty document id for searchInDoc.', { field: 'body.doc_filter' });
-    const { regions: ranked, stats, analysed, docs } = await this.rank(ctx, req);
+    const rr = this.deps.reranker;
+    const { regions: ranked, stats, analysed, docs } = await this.rank(ctx, req, tier === 'advanced' && Boolean(rr));
     const timed = this.stopwatch();
     let mode = tier;
     const empty = (): Outcome => ({ hits: [], dropped: 0, detectedLang: analysed.detectedLang, mode });
     if (!stats) return empty();
     let regions = ranked;
-    const rr = this.deps.reranker;
     if (mode === 'advanced' && rr) {
-      // Retrieval read no text: the reranker reads the text of the hits it reranks.
+      // Rows without text (none when retrieval read it, as it does for this tier) get it for the reranker.
       await fillText(index, ctx.namespace, regions.slice(0, rerankDepth(rr.depth)).flatMap((r) => r.chunks));
       try {
         regions = await rerankRegions(rr.reranker, req.query, regions, stats, {

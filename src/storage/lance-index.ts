@@ -8,7 +8,7 @@
 import type * as Lance from '@lancedb/lancedb';
 import { AppError } from '../internal/errors.ts';
 import { arrowToChunks, arrowToLayout, LAYOUT_COLUMNS, rowsToArrow, sameSignature, SEARCH_COLUMNS, STORED_COLUMNS } from './lance-arrow.ts';
-import { ensureLayoutColumns, hasLayoutColumns } from './lance-layout.ts';
+import { ensureLayoutColumns, hasLayoutColumns, LAYOUT_STORE_COLUMNS } from './lance-layout.ts';
 import { AutoOptimizer, buildAnnIfDue, ensureDocIdIndex, ensureFts, findFts, type TableState } from './lance-maintenance.ts';
 import { KeyedCoalescer, KeyedMutex } from './lance-mutex.ts';
 import { assertNamespace, filterToWhere, rangesToWhere, sqlString } from './lance-sql.ts';
@@ -184,8 +184,8 @@ export class LanceNamespaceIndex implements NamespaceIndex {
         .ef(Math.max(ANN_EF, 2 * limit))
         .refineFactor(ANN_REFINE)
         .select([...(await this.searchColumns(state, opts)), 'vector', 'tokens', '_distance'])
-        .limit(limit);
-      if (opts.text === false) q = q.withRowId();
+        .limit(limit)
+        .withRowId();
       const where = await this.whereFor(state, f.where, filter);
       if (where === false) return [];
       if (where) q = q.where(where);
@@ -207,8 +207,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
       const match = this.matchQuery(tokens, boosts);
       // FTS filters are prefilters by default in LanceDB 0.37 (no API to change it; covered by a test).
       const columns = await this.searchColumns(state, opts);
-      let q = state.table.query().fullTextSearch(match).select([...columns, 'vector', 'tokens', '_score']).limit(limit);
-      if (opts.text === false) q = q.withRowId();
+      let q = state.table.query().fullTextSearch(match).select([...columns, 'vector', 'tokens', '_score']).limit(limit).withRowId();
       const where = await this.whereFor(state, f.where, filter);
       if (where === false) return [];
       if (where) q = q.where(where);
@@ -374,16 +373,16 @@ export class LanceNamespaceIndex implements NamespaceIndex {
   }
 
   /**
-   * Columns of a search read: without text (SEARCH_COLUMNS) when the caller asks so and the table stores
-   * the layout columns (tables written before them do not: then the full rows, text included).
+   * Columns of a search read: the stored layout and bibliography flag when the table has them (tables
+   * written before them do not), and the text unless the caller asks for none (ReadOptions.text false).
    */
   private async searchColumns(state: TableState, opts: ReadOptions): Promise<readonly string[]> {
-    if (opts.text !== false) return STORED_COLUMNS;
     if (state.layoutColumns === undefined || (!state.layoutColumns && Date.now() - (state.layoutCheckedAt ?? 0) > LAYOUT_RECHECK_MS)) {
       state.layoutColumns = hasLayoutColumns(await state.table.schema());
       state.layoutCheckedAt = Date.now();
     }
-    return state.layoutColumns ? SEARCH_COLUMNS : STORED_COLUMNS;
+    if (!state.layoutColumns) return STORED_COLUMNS;
+    return opts.text === false ? SEARCH_COLUMNS : [...STORED_COLUMNS, ...LAYOUT_STORE_COLUMNS];
   }
 
   /**

@@ -49,7 +49,7 @@ after(async () => {
 
 const lean = { text: false } as const;
 
-test('a new table: search reads without text carry the layout and the bibliography flag', async () => {
+test('a new table: search reads carry the layout and the bibliography flag, with or without the text', async () => {
   await index.addChunks('ns_new', withSearchLayout(docRows('new')), SIG);
   const hits = await index.vectorSearch('ns_new', new Float32Array([1, 0, 0, 0]), 10, undefined, lean);
   const bm25 = await index.bm25Search('ns_new', ['alpha'], 10, undefined, undefined, lean);
@@ -64,7 +64,7 @@ test('a new table: search reads without text carry the layout and the bibliograp
   // The flag is what the text says, with the text or without it.
   const full = await index.vectorSearch('ns_new', new Float32Array([1, 0, 0, 0]), 10);
   for (const { chunk } of full) {
-    assert.ok(chunk.content.length > 0 && !chunk.textOmitted);
+    assert.ok(chunk.content.length > 0 && !chunk.textOmitted && chunk.layout !== undefined && typeof chunk.rowId === 'bigint');
     assert.equal(isBibliographyChunk({ heading_path: chunk.heading_path, content: chunk.content }), chunk.chunk_index === 2);
   }
 });

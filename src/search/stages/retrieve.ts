@@ -4,12 +4,6 @@
 // BM25, and a zero query vector (every word out of vocabulary) skips the vector search.
 import type { ChunkFilter, IndexHit, NamespaceIndex } from '../../storage/namespace-index.ts';
 
-/**
- * Candidates are read without their text (issue 15): ranking needs their layout, vectors, analysed terms
- * and stored bibliography flag; the reranker (fillText before it) and the response read text later.
- */
-const NO_TEXT = { text: false } as const;
-
 /** Candidates taken from each retriever before fusion. */
 export const RETRIEVE_LIMIT = 100;
 
@@ -28,13 +22,16 @@ export function isZeroVector(v: Float32Array): boolean {
 }
 
 /**
- * Run vector and BM25 retrieval concurrently. Hits come without text (textOmitted) from tables that store
- * the layout and bibliography flag, with it from older ones.
+ * Run vector and BM25 retrieval concurrently. By default the candidates are read without their text
+ * (issue 15): ranking needs their layout, vectors, analysed terms and stored bibliography flag, and the
+ * response reads the text of what it shows; tables written before the flag was stored give it anyway.
  * @param index      the data plane
  * @param namespace  the project's namespace
  * @param q.vector   query embedding (L2-normalised)
  * @param q.terms    analysed query terms
  * @param q.boosts   per-term BM25 boosts (absent = 1)
+ * @param q.text     true = with the candidates' text (the advanced tier's reranker reads it: one read
+ *                   fewer than fetching it afterwards, measured in docs/performance.md)
  * @param filter     prefilter applied inside the engine (doc ids to keep / exclude)
  * @param limit      candidates per retriever (default RETRIEVE_LIMIT)
  * @throws whatever the index throws (the HTTP layer maps it)
@@ -42,13 +39,14 @@ export function isZeroVector(v: Float32Array): boolean {
 export async function retrieve(
   index: NamespaceIndex,
   namespace: string,
-  q: { vector: Float32Array; terms: string[]; boosts?: ReadonlyMap<string, number> },
+  q: { vector: Float32Array; terms: string[]; boosts?: ReadonlyMap<string, number>; text?: boolean },
   filter: ChunkFilter | undefined,
   limit = RETRIEVE_LIMIT,
 ): Promise<Retrieved> {
+  const read = { text: q.text ?? false };
   const [vector, bm25] = await Promise.all([
-    isZeroVector(q.vector) ? Promise.resolve(null) : index.vectorSearch(namespace, q.vector, limit, filter, NO_TEXT),
-    q.terms.length === 0 ? Promise.resolve(null) : index.bm25Search(namespace, q.terms, limit, filter, q.boosts, NO_TEXT),
+    isZeroVector(q.vector) ? Promise.resolve(null) : index.vectorSearch(namespace, q.vector, limit, filter, read),
+    q.terms.length === 0 ? Promise.resolve(null) : index.bm25Search(namespace, q.terms, limit, filter, q.boosts, read),
   ]);
   return { vector, bm25, limit };
 }
