@@ -1,4 +1,4 @@
-// The columns a chunk row carries so that a search needs no text before ranking and no layout read for
+// The column a chunk row carries so that a search needs no text before ranking and no layout read for
 // expansion (issue 15, docs/performance.md): the chunk's chunkset extent and total tokens, the token counts
 // of its chunkset neighbours (ChunkLayout), and its bibliography flag. Tables written before these
 // existed lack them; the first write of this code adds them (nullable: older rows stay null, and readers
@@ -13,22 +13,20 @@ import type { ChunkLayout, ChunkRecord } from './namespace-index.ts';
 // The CommonJS apache-arrow instance, as in lance-arrow.ts (LanceDB's own).
 const arrow = createRequire(import.meta.url)('apache-arrow') as typeof ArrowNS;
 
-/** Int32 columns of a ChunkLayout, by ChunkLayout key. */
-const INT_FIELDS = { setFirst: 'set_first', setLast: 'set_last', setTokens: 'set_tokens', nearFrom: 'near_from' } as const;
-const NEAR = 'near_tokens';
-/** 1 = part of a reference list, 0 = not, null = not stored (Int8 like the bool attributes). */
-const BIBLIOGRAPHY = 'bibliography';
+/**
+ * The one column holding them: little-endian Int32 values [bibliography (0/1), setFirst, setLast,
+ * setTokens, nearFrom, ...near], or just [bibliography] when the row has no layout; null when nothing was
+ * stored. One Binary column because LanceDB's take costs per column (100k chunks, vector top-100: four
+ * Int32 columns, an Int8 and a List<Int32> cost 1.8 ms more than none).
+ */
+const LAYOUT = 'search_layout';
 
-/** The stored-layout columns, in write order. */
-export const LAYOUT_STORE_COLUMNS = [...Object.values(INT_FIELDS), NEAR, BIBLIOGRAPHY] as const;
+/** The stored-layout columns. */
+export const LAYOUT_STORE_COLUMNS = [LAYOUT] as const;
 
 /** The nullable Arrow fields of the stored-layout columns (appended to chunkSchema). */
 export function layoutFields(): Field[] {
-  return [
-    ...Object.values(INT_FIELDS).map((name) => new arrow.Field(name, new arrow.Int32(), true)),
-    new arrow.Field(NEAR, new arrow.List(new arrow.Field('item', new arrow.Int32(), true)), true),
-    new arrow.Field(BIBLIOGRAPHY, new arrow.Int8(), true),
-  ];
+  return [new arrow.Field(LAYOUT, new arrow.Binary(), true)];
 }
 
 /** True when a table's schema has every stored-layout column. */
@@ -56,67 +54,58 @@ export async function ensureLayoutColumns(table: Lance.Table): Promise<Schema> {
   }
 }
 
+/** The stored values of one row (see LAYOUT), or null when it carries neither a flag nor a layout. */
+function encode(r: ChunkRecord): Int32Array | null {
+  if (r.bibliography === undefined) return null;
+  const l = r.layout;
+  const out = new Int32Array(l ? 5 + l.near.length : 1);
+  out[0] = r.bibliography ? 1 : 0;
+  if (l) {
+    out.set([l.setFirst, l.setLast, l.setTokens, l.nearFrom], 1);
+    out.set(Array.from(l.near), 5);
+  }
+  return out;
+}
+
 /**
- * Arrow data of stored-layout column `name` for `rows` (null where a row carries no layout / flag), or
- * undefined when `name` is not a stored-layout column.
+ * Arrow data of stored-layout column `field` for `rows` (null where a row carries no flag), or undefined
+ * when `field` is not a stored-layout column.
  */
 export function layoutColumnData(field: Field, rows: ChunkRecord[]): ArrowNS.Data | undefined {
+  if (field.name !== LAYOUT) return undefined;
   const n = rows.length;
-  const key = (Object.keys(INT_FIELDS) as Array<keyof typeof INT_FIELDS>).find((k) => INT_FIELDS[k] === field.name);
-  if (key) return nullableData(new arrow.Int32(), rows.map((r) => r.layout?.[key] ?? null), Int32Array);
-  if (field.name === BIBLIOGRAPHY) return nullableData(new arrow.Int8(), rows.map((r) => (r.bibliography === undefined ? null : r.bibliography ? 1 : 0)), Int8Array);
-  if (field.name !== NEAR) return undefined;
+  const values = rows.map(encode);
   const offsets = new Int32Array(n + 1);
   const valid = new Uint8Array(Math.ceil(n / 8));
-  let total = 0;
-  rows.forEach((r, i) => {
-    if (r.layout) {
-      valid[i >> 3] |= 1 << (i & 7);
-      total += r.layout.near.length;
-    }
-    offsets[i + 1] = total;
-  });
-  const flat = new Int32Array(total);
-  rows.forEach((r, i) => { if (r.layout) flat.set(Array.from(r.layout.near), offsets[i]); });
-  const child = arrow.makeData({ type: new arrow.Int32(), length: total, nullCount: 0, data: flat });
-  const nulls = rows.filter((r) => !r.layout).length;
-  return arrow.makeData({ type: field.type as ArrowNS.List, length: n, nullCount: nulls, nullBitmap: valid, valueOffsets: offsets, child });
-}
-
-/** A nullable Int32 or Int8 column. */
-function nullableData(type: ArrowNS.Int32 | ArrowNS.Int8, values: Array<number | null>, Ctor: Int32ArrayConstructor | Int8ArrayConstructor): ArrowNS.Data {
-  const n = values.length;
-  const valid = new Uint8Array(Math.ceil(n / 8));
   let nulls = 0;
-  const data = new Ctor(n);
   values.forEach((v, i) => {
-    if (v === null) nulls++;
-    else {
-      data[i] = v;
-      valid[i >> 3] |= 1 << (i & 7);
-    }
+    if (v) valid[i >> 3] |= 1 << (i & 7);
+    else nulls++;
+    offsets[i + 1] = offsets[i] + (v ? v.byteLength : 0);
   });
-  return arrow.makeData({ type: type as ArrowNS.Int32, length: n, nullCount: nulls, nullBitmap: valid, data: data as Int32Array });
+  const bytes = new Uint8Array(offsets[n]);
+  const view = new DataView(bytes.buffer);
+  values.forEach((v, i) => { if (v) v.forEach((x, k) => view.setInt32(offsets[i] + 4 * k, x, true)); });
+  return arrow.makeData({ type: new arrow.Binary(), length: n, nullCount: nulls, nullBitmap: valid, valueOffsets: offsets, data: bytes });
 }
 
 /**
- * A reader of the stored-layout columns of a query result (columns absent from the result read as
- * absent). `at(i)` returns row i's layout and bibliography flag, each undefined where not stored.
+ * A reader of the stored-layout column of a query result (absent from the result = nothing stored).
+ * `at(i)` returns row i's layout and bibliography flag, each undefined where not stored.
  */
 export function layoutReader(table: ArrowTable): { at(i: number): { layout?: ChunkLayout; bibliography?: boolean } } {
-  const ints = (Object.keys(INT_FIELDS) as Array<keyof typeof INT_FIELDS>).map((k) => [k, table.getChild(INT_FIELDS[k])] as const);
-  const near = table.getChild(NEAR);
-  const bib = table.getChild(BIBLIOGRAPHY);
+  const col = table.getChild(LAYOUT);
   return {
     at(i) {
-      const out: { layout?: ChunkLayout; bibliography?: boolean } = {};
-      const flag = bib?.get(i);
-      if (flag !== null && flag !== undefined) out.bibliography = flag === 1;
-      const list = near?.get(i) as { toArray(): Int32Array } | null | undefined;
-      if (!list || ints.some(([, c]) => c === null || c.get(i) === null)) return out;
-      const v = Object.fromEntries(ints.map(([k, c]) => [k, c!.get(i) as number])) as Omit<ChunkLayout, 'near'>;
-      out.layout = { ...v, near: list.toArray() };
-      return out;
+      const bytes = col?.get(i) as Uint8Array | null | undefined;
+      if (!bytes || bytes.byteLength < 4) return {};
+      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      const bibliography = view.getInt32(0, true) === 1;
+      if (bytes.byteLength < 20) return { bibliography };
+      const near = new Int32Array(bytes.byteLength / 4 - 5);
+      for (let k = 0; k < near.length; k++) near[k] = view.getInt32(20 + 4 * k, true);
+      const layout = { setFirst: view.getInt32(4, true), setLast: view.getInt32(8, true), setTokens: view.getInt32(12, true), nearFrom: view.getInt32(16, true), near };
+      return { layout, bibliography };
     },
   };
 }
