@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { checkInvariants, type HarnessState } from './crash-checks.ts';
 import { withControlReader } from './crash-db.ts';
 import { manyPagePdf, zipBombDocx } from '../test/helpers/pathological-files.ts';
+import { freePort } from '../test/jobs-helpers.ts';
 import { startCrashReceiver, type CrashReceiver } from './crash-receiver.ts';
 // mulberry32, seeded so a failing run can be replayed with its seed.
 import { rng as prng } from './lib/random.ts';
@@ -105,16 +106,6 @@ class ServerProcess {
     p.kill(signal);
     await gone;
   }
-}
-
-async function freePort(): Promise<number> {
-  const net = await import('node:net');
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /**

@@ -21,14 +21,13 @@
 //   --only K     measure only request kind K (default|filled), e.g. while profiling one path
 //   --dump FILE  write every (request, response) of a fixed query set to FILE (before/after comparisons);
 //                --dump-queries N sets its size (default 40 queries × 6 request kinds)
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { initAnalysis } from '../src/analysis/analyzer.ts';
 import { analyseQuery } from '../src/search/stages/analyze-query.ts';
 import { STORED_COLUMNS } from '../src/storage/lance-arrow.ts';
 import { loadBeir, readJsonl, beirDir, repoRoot, writeResult } from './lib/beir.ts';
-import { freePort } from './lib/net.ts';
+import { startApiProcess } from './lib/api-process.ts';
 import { createBenchProject, startBenchApp } from './lib/bench-app.ts';
 import { percentile } from './lib/quality.ts';
 import { writeSyntheticCorpus } from './lib/synthetic.ts';
@@ -123,20 +122,10 @@ async function main(): Promise<void> {
   else await app.handle.close();
 
   // 2. The server as its own process.
-  const port = await freePort();
   const profArgs = CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(CPU_PROF)] : [];
-  const child: ChildProcess = spawn(process.execPath, [...profArgs, '--import', 'tsx', path.join(repoRoot, 'src', 'main.ts')], {
-    cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'],
-    env: { MALLOC_ARENA_MAX: '2', ...process.env, DOCSEARCH_DATA_DIR: dataDir, DOCSEARCH_SECRET: secret, DOCSEARCH_BOOTSTRAP_ACCOUNT_KEY: kept.accountKey, DOCSEARCH_ROLE: 'api', DOCSEARCH_RATE_LIMIT_SEARCH_PER_MIN: '0', DOCSEARCH_RATE_LIMIT_IP_PER_MIN: '0', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
-  });
-  const base = `http://127.0.0.1:${port}`;
+  const { child, base } = await startApiProcess({ dataDir, secret, accountKey: kept.accountKey, nodeArgs: profArgs });
   const result: Record<string, unknown> = { chunks, documents: kept.docs, writeSeconds: writeS, optimizeSeconds: optimizeS };
   try {
-    for (let i = 0; ; i++) {
-      try { if ((await fetch(`${base}/readyz`)).ok) break; } catch { /* not up yet */ }
-      if (i > 600) throw new Error('server did not become ready in 60 s');
-      await new Promise((r) => setTimeout(r, 100));
-    }
     // Every response's hit count and context tokens are summed per run (shown beside the latency).
     const seen = { hits: 0, tokens: 0, n: 0 };
     const search = async (i: number, tier: string, kind: Kind) => {

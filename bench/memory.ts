@@ -5,11 +5,10 @@
 // report, so native memory (LanceDB, allocator) can be told from JavaScript's.
 // Usage: npx tsx bench/memory.ts DIR [--rounds 200] [--clients 8] [--env NAME=VALUE ...]
 //   e.g. --env MALLOC_ARENA_MAX=64 to compare against the glibc default arenas (npm start sets 2).
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from './lib/beir.ts';
-import { freePort } from './lib/net.ts';
+import { startApiProcess } from './lib/api-process.ts';
 
 const dir = process.argv[2];
 if (!dir || dir.startsWith('--')) throw new Error('usage: npx tsx bench/memory.ts DIR [--rounds N] [--clients C] [--env NAME=VALUE ...]');
@@ -19,22 +18,8 @@ const clients = Number(argOf('--clients', '8'));
 const extraEnv = Object.fromEntries(process.argv.flatMap((a, i) => (a === '--env' ? [process.argv[i + 1].split('=')] : [])));
 
 const state = JSON.parse(fs.readFileSync(path.join(dir, 'bench-latency-state.json'), 'utf8')) as { secret: string; accountKey: string; apiKey: string };
-const port = await freePort();
-const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src', 'main.ts')], {
-  cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'],
-  env: {
-    MALLOC_ARENA_MAX: '2', ...process.env, ...extraEnv, DOCSEARCH_DATA_DIR: dir, DOCSEARCH_SECRET: state.secret,
-    DOCSEARCH_BOOTSTRAP_ACCOUNT_KEY: state.accountKey, DOCSEARCH_ROLE: 'api', DOCSEARCH_RATE_LIMIT_SEARCH_PER_MIN: '0',
-    DOCSEARCH_RATE_LIMIT_IP_PER_MIN: '0', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
-  },
-});
-const base = `http://127.0.0.1:${port}`;
+const { child, base } = await startApiProcess({ dataDir: dir, secret: state.secret, accountKey: state.accountKey, env: extraEnv });
 try {
-  for (let i = 0; ; i++) {
-    try { if ((await fetch(`${base}/readyz`)).ok) break; } catch { /* not up yet */ }
-    if (i > 600) throw new Error('server did not become ready in 60 s');
-    await new Promise((r) => setTimeout(r, 100));
-  }
   const rssMb = () => Math.round(Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024);
   const metricsMb = async () => {
     const text = await (await fetch(`${base}/metrics`)).text();

@@ -262,11 +262,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
         }
       }
       const rest = chunks.filter((c) => !found.has(key(c.doc_id, c.chunk_index)));
-      if (rest.length > 0) {
-        const { where, keep } = rangesToWhere(rest.map((c) => ({ docId: c.doc_id, from: c.chunk_index, to: c.chunk_index })));
-        const rows = await state.table.query().where(where).select([...STORED_COLUMNS]).toArrow();
-        for (const { chunk } of arrowToChunks(rows, undefined, keep)) found.set(key(chunk.doc_id, chunk.chunk_index), chunk);
-      }
+      for (const chunk of await this.fullRows(state, rest)) found.set(key(chunk.doc_id, chunk.chunk_index), chunk);
       return [...found.values()];
     });
   }
@@ -385,6 +381,13 @@ export class LanceNamespaceIndex implements NamespaceIndex {
     return opts.text === false ? SEARCH_COLUMNS : [...STORED_COLUMNS, ...LAYOUT_STORE_COLUMNS];
   }
 
+  /** The full rows (text included) of these chunks, read by their (doc_id, chunk_index) in one query; [] for none. */
+  private async fullRows(state: TableState, chunks: ChunkRef[]): Promise<StoredChunk[]> {
+    if (chunks.length === 0) return [];
+    const { where, keep } = rangesToWhere(chunks.map((c) => ({ docId: c.doc_id, from: c.chunk_index, to: c.chunk_index })));
+    return arrowToChunks(await state.table.query().where(where).select([...STORED_COLUMNS]).toArrow(), undefined, keep).map(({ chunk }) => chunk);
+  }
+
   /**
    * Rows read without text that store no bibliography flag (written before it existed, in a table that
    * has the column since) get their text in one more read, so ranking can compute the flag from it.
@@ -393,9 +396,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
   private async textForUnflagged(state: TableState, hits: IndexHit[]): Promise<IndexHit[]> {
     const bare = hits.filter((h) => h.chunk.textOmitted && h.chunk.bibliography === undefined);
     if (bare.length === 0) return hits;
-    const { where, keep } = rangesToWhere(bare.map((h) => ({ docId: h.chunk.doc_id, from: h.chunk.chunk_index, to: h.chunk.chunk_index })));
-    const full = arrowToChunks(await state.table.query().where(where).select([...STORED_COLUMNS]).toArrow(), undefined, keep);
-    const byId = new Map(full.map(({ chunk }) => [chunk.id, chunk]));
+    const byId = new Map((await this.fullRows(state, bare.map((h) => h.chunk))).map((chunk) => [chunk.id, chunk]));
     for (const h of bare) {
       const row = byId.get(h.chunk.id);
       if (row) h.chunk = { ...row, ...(h.chunk.layout ? { layout: h.chunk.layout } : {}) };

@@ -96,11 +96,14 @@ export function fitChunks(chunks: StoredChunk[], estimate: number, maxTokens: nu
 export async function hydrateChunks(index: NamespaceIndex, namespace: string, hits: Array<{ docId: string; chunks: StoredChunk[] }>): Promise<void> {
   const wanted = hits.filter((h) => h.chunks.length > 0);
   if (wanted.length === 0) return;
-  const rows = await index.getChunksAt(namespace, wanted.flatMap((h) => h.chunks));
-  const byKey = new Map(rows.map((c) => [`${c.doc_id}\u0000${c.chunk_index}`, c]));
-  for (const h of wanted) {
-    h.chunks = h.chunks.map((c) => byKey.get(`${c.doc_id}\u0000${c.chunk_index}`)).filter((c): c is StoredChunk => c !== undefined);
-  }
+  const rowOf = await rowsOf(index, namespace, wanted.flatMap((h) => h.chunks));
+  for (const h of wanted) h.chunks = h.chunks.map(rowOf).filter((c): c is StoredChunk => c !== undefined);
+}
+
+/** Read the full rows of `chunks` (NamespaceIndex.getChunksAt); returns a lookup of a chunk's row (undefined when gone). */
+async function rowsOf(index: NamespaceIndex, namespace: string, chunks: StoredChunk[]): Promise<(c: StoredChunk) => StoredChunk | undefined> {
+  const byKey = new Map((await index.getChunksAt(namespace, chunks)).map((c) => [`${c.doc_id}\u0000${c.chunk_index}`, c]));
+  return (c) => byKey.get(`${c.doc_id}\u0000${c.chunk_index}`);
 }
 
 /**
@@ -112,10 +115,9 @@ export async function hydrateChunks(index: NamespaceIndex, namespace: string, hi
 export async function fillText(index: NamespaceIndex, namespace: string, chunks: StoredChunk[]): Promise<void> {
   const bare = chunks.filter((c) => c.textOmitted);
   if (bare.length === 0) return;
-  const rows = await index.getChunksAt(namespace, bare);
-  const byKey = new Map(rows.map((c) => [`${c.doc_id}\u0000${c.chunk_index}`, c]));
+  const rowOf = await rowsOf(index, namespace, bare);
   for (const c of bare) {
-    const row = byKey.get(`${c.doc_id}\u0000${c.chunk_index}`);
+    const row = rowOf(c);
     if (!row) continue;
     c.content = row.content;
     c.heading_path = row.heading_path;
