@@ -48,7 +48,7 @@ async function collect(app: BenchApp, set: string, docs: BeirDoc[], qs: Q[], out
   await ingestCorpus({ cp: s.cp, index: s.index, embedder: s.embedder, projectId: p.projectId, namespace: p.namespace }, docs);
   for (const [i, q] of qs.entries()) {
     for (const text of [q.text, trainWrap(q.text, i)]) {
-      const r = await s.search.rank({ projectId: p.projectId, namespace: p.namespace }, { query: text });
+      const r = await s.search.rank({ projectId: p.projectId, namespace: p.namespace }, { query: text }, true);
       if (!r.stats) continue;
       for (const reg of r.regions) {
         const content = reg.chunks.map((c) => c.content).join('\n');

@@ -167,17 +167,20 @@ function parseStrings(json: string): Record<string, string> {
 }
 
 /**
- * Visible documents among `docIds` (one query).
+ * Visible documents among `docIds` (one primary-key query per 500 ids).
  * @returns doc_id → title and canonical_url; ids without a visible row are absent
  */
 export async function visibleDocs(cp: ControlPlane, projectId: string, docIds: string[]): Promise<Map<string, VisibleDoc>> {
   const out = new Map<string, VisibleDoc>();
   const unique = [...new Set(docIds)];
   for (let i = 0; i < unique.length; i += 500) {
-    const rows = await cp.db.selectFrom('documents').select(['doc_id', 'title', 'canonical_url'])
-      .where('project_id', '=', projectId).where('state', '=', 'visible').where('doc_id', 'in', unique.slice(i, i + 500))
+    // By primary key only, the state checked here: with `state = 'visible'` in SQL, SQLite's planner (no
+    // statistics) took the (project_id, state) index and scanned every visible document of the project,
+    // 1.5 ms a search at 5 000 documents (issue 15), instead of one key lookup per candidate's document.
+    const rows = await cp.db.selectFrom('documents').select(['doc_id', 'title', 'canonical_url', 'state'])
+      .where('project_id', '=', projectId).where('doc_id', 'in', unique.slice(i, i + 500))
       .execute();
-    for (const r of rows) out.set(r.doc_id, r);
+    for (const r of rows) if (r.state === 'visible') out.set(r.doc_id, { doc_id: r.doc_id, title: r.title, canonical_url: r.canonical_url });
   }
   return out;
 }
