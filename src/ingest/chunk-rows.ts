@@ -10,6 +10,7 @@
 // normalisation: title and heading terms count once each (w = 1), so they tip ties between otherwise
 // similar chunks without outweighing the chunk's own words.
 import { analyze } from '../analysis/analyzer.ts';
+import { termHashSet } from '../analysis/term-hash.ts';
 import type { ChunkDraft } from './chunking/chunker.ts';
 import type { ChunkRecord } from '../storage/namespace-index.ts';
 import { isBibliographyChunk } from '../search/stages/section-prior.ts';
@@ -67,6 +68,8 @@ export interface ChunkRowsInput {
   lang: string | null;
   /** lexicalTokens() of each chunk when the caller computed them already (in slices, off a hot loop). */
   tokens?: string[];
+  /** termHashSet() of each chunk's tokens when the caller computed them already (same reason). */
+  termHashes?: Uint32Array[];
   attributes?: ChunkRecord['attributes'];
 }
 
@@ -83,6 +86,7 @@ export function chunkRows(input: ChunkRowsInput): ChunkRecord[] {
     heading_path: c.heading_path.join(' > '),
     content: c.content,
     tokens: input.tokens?.[i] ?? lexicalTokens(c, input.label, input.lang),
+    ...(input.termHashes?.[i] ? { term_hashes: input.termHashes[i] } : {}),
     token_count: c.token_count,
     vector: input.vectors[i],
     ...(input.attributes ? { attributes: input.attributes } : {}),
@@ -99,7 +103,8 @@ export const LAYOUT_WINDOW = 32;
 
 /**
  * Set what search reads instead of text and layout (issue 15) on rows holding every chunk of their
- * documents: `bibliography` (section-prior.ts, from heading_path and content) and `layout` (chunkset
+ * documents: `bibliography` (section-prior.ts, from heading_path and content), `term_hashes` (the
+ * coverage feature's sorted term hashes, analysis/term-hash.ts) and `layout` (chunkset
  * extent, total tokens, neighbours' token counts within LAYOUT_WINDOW). A document whose chunk indices are
  * not 0..n-1 or whose chunkset is not one contiguous run gets no layout (expansion then reads).
  * @returns the same row objects, modified
@@ -108,6 +113,7 @@ export function withSearchLayout(rows: ChunkRecord[]): ChunkRecord[] {
   const byDoc = new Map<string, ChunkRecord[]>();
   for (const r of rows) {
     r.bibliography = isBibliographyChunk({ heading_path: r.heading_path, content: r.content });
+    r.term_hashes ??= termHashSet(r.tokens);
     const list = byDoc.get(r.doc_id);
     if (list) list.push(r);
     else byDoc.set(r.doc_id, [r]);

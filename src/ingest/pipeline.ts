@@ -16,6 +16,7 @@ import type { JobRow, JobOutcome } from '../jobs/queue.ts';
 import { RetryableError, type JobContext } from '../jobs/worker.ts';
 import { detectLanguage } from '../analysis/analyzer.ts';
 import { chunkRows, documentLabel, embeddingText, lexicalTokens } from './chunk-rows.ts';
+import { termHashSet } from '../analysis/term-hash.ts';
 import { parseDocument } from './parse/index.ts';
 import { ParseError, type ParsedDocument } from './parse/types.ts';
 import { chunkDocument, imageCountOf, type ChunkedDocument } from './chunking/chunker.ts';
@@ -161,14 +162,17 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
   // Lexical analysis stays on this thread in bounded slices, giving the loop back between them.
   const label = documentLabel(title, filename);
   const tokens: string[] = [];
+  const termHashes: Uint32Array[] = [];
   const tick = timeSlicer();
   for (const c of chunked.chunks) {
-    tokens.push(lexicalTokens(c, label, lang.code));
+    const t = lexicalTokens(c, label, lang.code);
+    tokens.push(t);
+    termHashes.push(termHashSet(t));
     await tick();
   }
   // Typed attribute values (resolved and hashed at accept time) go onto every chunk row (issue 4).
   const rows = chunkRows({
-    docId, jobId: job.id, chunks: chunked.chunks, vectors, label, lang: lang.code, tokens,
+    docId, jobId: job.id, chunks: chunked.chunks, vectors, label, lang: lang.code, tokens, termHashes,
     attributes: toChunkAttributes(payload.attributes),
   });
   // Rows of an earlier attempt are removed, these appended and folded into the BM25 index (done means

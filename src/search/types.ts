@@ -101,6 +101,8 @@ export interface FusedChunk {
   anchor: number | null;
   /** The chunk's analysed terms as stored (space-separated); null when the engine returned none. */
   tokens: string | null;
+  /** The chunk's stored term hashes (analysis/term-hash.ts), read instead of `tokens` where stored; else null. */
+  termHashes: Uint32Array | null;
   /** IDF-weighted query-term coverage 0..1 (stages/coverage.ts); null before that stage or without tokens. */
   coverage: number | null;
   /** Coverage of the union of the candidates of the chunk's document (stages/coverage.ts); absent before that stage. */

@@ -8,7 +8,7 @@ import type * as ArrowNS from 'apache-arrow';
 import type { DataType, Field, FixedSizeList, Float32, Schema, Table as ArrowTable } from 'apache-arrow';
 import type { ChunkRecord, EmbeddingSignature, StoredChunk } from './namespace-index.ts';
 import { ATTR_PREFIX, attrColumnData } from './lance-attributes.ts';
-import { LAYOUT_STORE_COLUMNS, layoutColumnData, layoutFields, layoutReader } from './lance-layout.ts';
+import { LAYOUT_COLUMN, layoutColumnData, layoutFields, layoutReader, termsReader } from './lance-layout.ts';
 
 // The CommonJS instance of apache-arrow, i.e. the very one @lancedb/lancedb requires: Arrow's type
 // visitors dispatch on `instanceof`, so objects from the ESM copy ("Unrecognized type 'NONE'") or read
@@ -36,7 +36,7 @@ export const STORED_COLUMNS = [
  * Columns of a search read without text (vectorSearch / bm25Search with ReadOptions.text false on a table
  * that stores the layout, lance-layout.ts): what ranking and expansion need, no text.
  */
-export const SEARCH_COLUMNS = ['id', 'doc_id', 'chunk_index', 'chunkset_index', 'page_start', 'page_end', 'token_count', ...LAYOUT_STORE_COLUMNS] as const;
+export const SEARCH_COLUMNS = ['id', 'doc_id', 'chunk_index', 'chunkset_index', 'page_start', 'page_end', 'token_count', LAYOUT_COLUMN] as const;
 
 /** Columns of a layout-only read (ReadOptions.text false): what expansion and budgeting need. */
 export const LAYOUT_COLUMNS = ['doc_id', 'chunk_index', 'chunkset_index', 'page_start', 'page_end', 'token_count'] as const;
@@ -164,9 +164,10 @@ export type RowTest = (docId: string, chunkIndex: number) => boolean;
  * `vector` column when the query selected it) out of a query result. Column access is by name; absent
  * score columns yield NaN. With `keep`, only the rows it accepts are decoded and returned. A result
  * without `content` (SEARCH_COLUMNS) gives empty text fields and `textOmitted`; the stored layout and
- * bibliography flag are set where the result has them and the row stores them, `rowId` where it has `_rowid`.
+ * bibliography flag are set where the result has them and the row stores them, `rowId` where it has `_rowid`,
+ * `termHashes` where it has the term-hash column and the row stores them.
  */
-export function arrowToChunks(table: ArrowTable, scoreColumn?: string, keep?: RowTest): Array<{ chunk: StoredChunk; raw: number; vector?: Float32Array; tokens?: string }> {
+export function arrowToChunks(table: ArrowTable, scoreColumn?: string, keep?: RowTest): Array<{ chunk: StoredChunk; raw: number; vector?: Float32Array; tokens?: string; termHashes?: Uint32Array }> {
   if (table.numRows === 0) return []; // LanceDB may return an empty table without the projected schema
   const col = (name: string) => {
     const c = table.getChild(name);
@@ -187,8 +188,9 @@ export function arrowToChunks(table: ArrowTable, scoreColumn?: string, keep?: Ro
   const vectors = table.getChild('vector');
   const lexical = table.getChild('tokens');
   const stored = layoutReader(table);
+  const terms = termsReader(table);
   const rowIds = table.getChild('_rowid');
-  const out: Array<{ chunk: StoredChunk; raw: number; vector?: Float32Array; tokens?: string }> = [];
+  const out: Array<{ chunk: StoredChunk; raw: number; vector?: Float32Array; tokens?: string; termHashes?: Uint32Array }> = [];
   for (let i = 0; i < table.numRows; i++) {
     const doc = docId.get(i) as string;
     if (keep && !keep(doc, chunkIndex.get(i) as number)) continue;
@@ -209,11 +211,13 @@ export function arrowToChunks(table: ArrowTable, scoreColumn?: string, keep?: Ro
     if (layout) chunk.layout = layout;
     if (bibliography !== undefined) chunk.bibliography = bibliography;
     if (rowIds) chunk.rowId = BigInt(rowIds.get(i) as bigint);
+    const termHashes = terms.at(i);
     out.push({
       chunk,
       raw: score ? Number(score.get(i)) : Number.NaN,
       ...(vectors ? { vector: readVector(vectors.get(i)) } : {}),
       ...(lexical ? { tokens: lexical.get(i) as string } : {}),
+      ...(termHashes ? { termHashes } : {}),
     });
   }
   return out;

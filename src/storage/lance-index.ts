@@ -8,7 +8,7 @@
 import type * as Lance from '@lancedb/lancedb';
 import { AppError } from '../internal/errors.ts';
 import { arrowToChunks, arrowToLayout, LAYOUT_COLUMNS, rowsToArrow, sameSignature, SEARCH_COLUMNS, STORED_COLUMNS } from './lance-arrow.ts';
-import { ensureLayoutColumns, hasLayoutColumns, LAYOUT_STORE_COLUMNS } from './lance-layout.ts';
+import { ensureLayoutColumns, LAYOUT_COLUMN, storedColumnsOf, TERMS_COLUMN } from './lance-layout.ts';
 import { AutoOptimizer, buildAnnIfDue, ensureDocIdIndex, ensureFts, findFts, type TableState } from './lance-maintenance.ts';
 import { KeyedCoalescer, KeyedMutex } from './lance-mutex.ts';
 import { assertNamespace, filterToWhere, rangesToWhere, sqlString } from './lance-sql.ts';
@@ -183,14 +183,14 @@ export class LanceNamespaceIndex implements NamespaceIndex {
         .distanceType('cosine')
         .ef(Math.max(ANN_EF, 2 * limit))
         .refineFactor(ANN_REFINE)
-        .select([...(await this.searchColumns(state, opts)), 'vector', 'tokens', '_distance'])
+        .select([...(await this.searchColumns(state, opts)), 'vector', '_distance'])
         .limit(limit)
         .withRowId();
       const where = await this.whereFor(state, f.where, filter);
       if (where === false) return [];
       if (where) q = q.where(where);
-      const hits = arrowToChunks(await q.toArrow(), '_distance').map(({ chunk, raw, vector, tokens }) => ({ chunk, score: 1 - raw, vector, tokens }));
-      return this.textForUnflagged(state, hits);
+      const hits = arrowToChunks(await q.toArrow(), '_distance').map(({ chunk, raw, vector, tokens, termHashes }) => ({ chunk, score: 1 - raw, vector, tokens, termHashes }));
+      return this.tokensForUnhashed(state, await this.textForUnflagged(state, hits));
     });
   }
 
@@ -207,12 +207,12 @@ export class LanceNamespaceIndex implements NamespaceIndex {
       const match = this.matchQuery(tokens, boosts);
       // FTS filters are prefilters by default in LanceDB 0.37 (no API to change it; covered by a test).
       const columns = await this.searchColumns(state, opts);
-      let q = state.table.query().fullTextSearch(match).select([...columns, 'vector', 'tokens', '_score']).limit(limit).withRowId();
+      let q = state.table.query().fullTextSearch(match).select([...columns, 'vector', '_score']).limit(limit).withRowId();
       const where = await this.whereFor(state, f.where, filter);
       if (where === false) return [];
       if (where) q = q.where(where);
-      const hits = arrowToChunks(await q.toArrow(), '_score').map(({ chunk, raw, vector, tokens }) => ({ chunk, score: raw, vector, tokens }));
-      return this.textForUnflagged(state, hits);
+      const hits = arrowToChunks(await q.toArrow(), '_score').map(({ chunk, raw, vector, tokens, termHashes }) => ({ chunk, score: raw, vector, tokens, termHashes }));
+      return this.tokensForUnhashed(state, await this.textForUnflagged(state, hits));
     });
   }
 
@@ -369,16 +369,51 @@ export class LanceNamespaceIndex implements NamespaceIndex {
   }
 
   /**
-   * Columns of a search read: the stored layout and bibliography flag when the table has them (tables
-   * written before them do not), and the text unless the caller asks for none (ReadOptions.text false).
+   * Columns of a search read (the vector and the score aside): the stored layout and bibliography flag when
+   * the table has them (tables written before them do not), the text unless the caller asks for none
+   * (ReadOptions.text false), and the candidates' terms for coverage: their stored hashes, or the `tokens`
+   * string in a table without the hash column.
    */
   private async searchColumns(state: TableState, opts: ReadOptions): Promise<readonly string[]> {
-    if (state.layoutColumns === undefined || (!state.layoutColumns && Date.now() - (state.layoutCheckedAt ?? 0) > LAYOUT_RECHECK_MS)) {
-      state.layoutColumns = hasLayoutColumns(await state.table.schema());
+    const complete = state.layoutColumns && state.termsColumn;
+    if (state.layoutColumns === undefined || (!complete && Date.now() - (state.layoutCheckedAt ?? 0) > LAYOUT_RECHECK_MS)) {
+      const has = storedColumnsOf(await state.table.schema());
+      state.layoutColumns = has.layout;
+      state.termsColumn = has.terms;
       state.layoutCheckedAt = Date.now();
     }
-    if (!state.layoutColumns) return STORED_COLUMNS;
-    return opts.text === false ? SEARCH_COLUMNS : [...STORED_COLUMNS, ...LAYOUT_STORE_COLUMNS];
+    const terms = state.termsColumn ? TERMS_COLUMN : 'tokens';
+    if (!state.layoutColumns) return [...STORED_COLUMNS, terms];
+    return opts.text === false ? [...SEARCH_COLUMNS, terms] : [...STORED_COLUMNS, LAYOUT_COLUMN, terms];
+  }
+
+  /**
+   * Rows read without their terms that store no term hashes (written before the column existed, in a table
+   * that has it since) get their `tokens` string in one more read by row address, so coverage can scan it.
+   * @returns `hits`, those hits with `tokens` set
+   */
+  private async tokensForUnhashed(state: TableState, hits: IndexHit[]): Promise<IndexHit[]> {
+    const bare = hits.filter((h) => h.termHashes === undefined && h.tokens === undefined);
+    if (bare.length === 0) return hits;
+    const byId = async () => state.table.query().where(`id IN (${bare.map((h) => sqlString(h.chunk.id)).join(', ')})`).select(['id', 'tokens']).toArrow();
+    let rows;
+    try {
+      rows = bare.every((h) => h.chunk.rowId !== undefined)
+        ? await state.table.takeRowIds(bare.map((h) => h.chunk.rowId!)).select(['id', 'tokens']).toArrow()
+        : await byId();
+    } catch {
+      // Addresses of another table version (compacted meanwhile): read by id instead.
+      rows = await byId();
+    }
+    const ids = rows.getChild('id');
+    const tokens = rows.getChild('tokens');
+    const found = new Map<string, string>();
+    for (let i = 0; i < rows.numRows; i++) found.set(ids?.get(i) as string, tokens?.get(i) as string);
+    for (const h of bare) {
+      const t = found.get(h.chunk.id);
+      if (t !== undefined) h.tokens = t;
+    }
+    return hits;
   }
 
   /** The full rows (text included) of these chunks, read by their (doc_id, chunk_index) in one query; [] for none. */
@@ -399,7 +434,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
     const byId = new Map((await this.fullRows(state, bare.map((h) => h.chunk))).map((chunk) => [chunk.id, chunk]));
     for (const h of bare) {
       const row = byId.get(h.chunk.id);
-      if (row) h.chunk = { ...row, ...(h.chunk.layout ? { layout: h.chunk.layout } : {}) };
+      if (row) h.chunk = { ...row, ...(h.chunk.layout ? { layout: h.chunk.layout } : {}), ...(h.chunk.rowId !== undefined ? { rowId: h.chunk.rowId } : {}) };
     }
     return hits;
   }
@@ -432,6 +467,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
     const batchRows = this.opts.writeBatchRows ?? 2_000;
     await ensureLayoutColumns(state.table);
     state.layoutColumns = true;
+    state.termsColumn = true;
     const schema = await ensureAttrColumns(state.table, rows);
     for (let i = 0; i < rows.length; i += batchRows) {
       await state.table.add(rowsToArrow(rows.slice(i, i + batchRows), schema));

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openLanceIndex, type LanceNamespaceIndex } from './lance-index.ts';
 import { chunkSchema, rowsToArrow } from './lance-arrow.ts';
-import { LAYOUT_STORE_COLUMNS } from './lance-layout.ts';
+import { LAYOUT_STORE_COLUMNS, TERMS_COLUMN } from './lance-layout.ts';
+import { termHashSet } from '../analysis/term-hash.ts';
 import type { ChunkRecord } from './namespace-index.ts';
 import { withSearchLayout } from '../ingest/chunk-rows.ts';
 import { isBibliographyChunk } from '../search/stages/section-prior.ts';
@@ -38,6 +39,11 @@ before(async () => {
   const table = await db.createEmptyTable('ns_old', old);
   await table.add(rowsToArrow(docRows('old'), old));
   table.close();
+  // A table of the fourth session: the layout column, not the term hashes.
+  const mid = new Schema(full.fields.filter((f) => f.name !== TERMS_COLUMN), full.metadata);
+  const midTable = await db.createEmptyTable('ns_mid', mid);
+  await midTable.add(rowsToArrow(withSearchLayout(docRows('mid')), mid));
+  midTable.close();
   db.close();
   index = await openLanceIndex({ uri: dir });
 });
@@ -58,6 +64,11 @@ test('a new table: search reads carry the layout and the bibliography flag, with
     assert.equal(chunk.content, '');
     assert.ok(chunk.layout);
     assert.equal(chunk.bibliography, chunk.chunk_index === 2);
+  }
+  // Coverage reads the stored term hashes, not the term string.
+  for (const h of [...hits, ...bm25]) {
+    assert.equal(h.tokens, undefined);
+    assert.deepEqual([...h.termHashes!], [...termHashSet('alpha beta')]);
   }
   const c0 = hits.find((h) => h.chunk.chunk_index === 0)!.chunk;
   assert.deepEqual({ ...c0.layout!, near: Array.from(c0.layout!.near) }, { setFirst: 0, setLast: 1, setTokens: 21, nearFrom: 0, near: [10, 11] });
@@ -83,6 +94,25 @@ test('a table written before the layout columns is read as before, and its first
     else assert.ok(chunk.textOmitted && chunk.layout !== undefined && chunk.bibliography === (chunk.chunk_index === 2));
   }
   assert.deepEqual(mixed.filter((h) => h.chunk.doc_id === 'old').map((h) => isBibliographyChunk(h.chunk)).sort(), [false, false, true]);
+  // Rows of before: their term string; newer rows: their term hashes.
+  for (const h of mixed) {
+    if (h.chunk.doc_id === 'old') assert.ok(h.tokens === 'alpha beta' && h.termHashes === undefined);
+    else assert.ok(h.tokens === undefined && h.termHashes!.length === 2);
+  }
+});
+
+test('a table with the layout but without term hashes reads term strings; after its first new write, old rows get theirs by address', async () => {
+  const before = await index.vectorSearch('ns_mid', new Float32Array([1, 0, 0, 0]), 10, undefined, lean);
+  assert.equal(before.length, 3);
+  for (const h of before) assert.ok(h.chunk.textOmitted && h.chunk.layout !== undefined && h.tokens === 'alpha beta' && h.termHashes === undefined);
+  await index.addChunks('ns_mid', withSearchLayout(docRows('newer')), SIG);
+  const mixed = await index.bm25Search('ns_mid', ['alpha'], 10, undefined, undefined, lean);
+  assert.equal(mixed.length, 6);
+  for (const h of mixed) {
+    assert.ok(h.chunk.textOmitted && h.chunk.layout !== undefined);
+    if (h.chunk.doc_id === 'mid') assert.ok(h.tokens === 'alpha beta' && h.termHashes === undefined);
+    else assert.ok(h.tokens === undefined && h.termHashes!.length === 2);
+  }
 });
 
 test('getChunksAt takes rows by their address, checks them, and reads the rest (wrong or stale addresses) by range', async () => {

@@ -1,8 +1,9 @@
-// The column a chunk row carries so that a search needs no text before ranking and no layout read for
-// expansion (issue 15, docs/performance.md): the chunk's chunkset extent and total tokens, the token counts
-// of its chunkset neighbours (ChunkLayout), and its bibliography flag. Tables written before these
-// existed lack them; the first write of this code adds them (nullable: older rows stay null, and readers
-// fall back to reading text or layout for those rows).
+// The columns a chunk row carries so that a search needs no text before ranking and no layout read for
+// expansion (issue 15, docs/performance.md): `search_layout` (the chunk's chunkset extent and total tokens,
+// the token counts of its chunkset neighbours (ChunkLayout), and its bibliography flag) and `search_terms`
+// (the sorted hashes of its analysed terms, read by ranking instead of the term string). Tables written
+// before these existed lack them; the first write of this code adds them (nullable: older rows stay null,
+// and readers fall back to reading text, layout or terms for those rows).
 
 import { createRequire } from 'node:module';
 import type * as ArrowNS from 'apache-arrow';
@@ -19,20 +20,33 @@ const arrow = createRequire(import.meta.url)('apache-arrow') as typeof ArrowNS;
  * stored. One Binary column because LanceDB's take costs per column (100k chunks, vector top-100: four
  * Int32 columns, an Int8 and a List<Int32> cost 1.8 ms more than none).
  */
-const LAYOUT = 'search_layout';
+export const LAYOUT_COLUMN = 'search_layout';
+const LAYOUT = LAYOUT_COLUMN;
 
-/** The stored-layout columns. */
-export const LAYOUT_STORE_COLUMNS = [LAYOUT] as const;
+/**
+ * The term-hash column: ChunkRecord.term_hashes as little-endian Uint32 values (ascending); null when not
+ * stored. Read in place of the `tokens` string (≈ 4 bytes a distinct term instead of ≈ 2 KB of text a chunk).
+ */
+export const TERMS_COLUMN = 'search_terms';
+
+/** The stored-layout columns (every one is added to an older table by its first write). */
+export const LAYOUT_STORE_COLUMNS = [LAYOUT, TERMS_COLUMN] as const;
 
 /** The nullable Arrow fields of the stored-layout columns (appended to chunkSchema). */
 export function layoutFields(): Field[] {
-  return [new arrow.Field(LAYOUT, new arrow.Binary(), true)];
+  return [new arrow.Field(LAYOUT, new arrow.Binary(), true), new arrow.Field(TERMS_COLUMN, new arrow.Binary(), true)];
 }
 
 /** True when a table's schema has every stored-layout column. */
 export function hasLayoutColumns(schema: Schema): boolean {
   const names = new Set(schema.fields.map((f) => f.name));
   return LAYOUT_STORE_COLUMNS.every((c) => names.has(c));
+}
+
+/** Which stored-layout columns a table's schema has (a table of the third session has the layout only). */
+export function storedColumnsOf(schema: Schema): { layout: boolean; terms: boolean } {
+  const names = new Set(schema.fields.map((f) => f.name));
+  return { layout: names.has(LAYOUT), terms: names.has(TERMS_COLUMN) };
 }
 
 /**
@@ -72,9 +86,9 @@ function encode(r: ChunkRecord): Int32Array | null {
  * when `field` is not a stored-layout column.
  */
 export function layoutColumnData(field: Field, rows: ChunkRecord[]): ArrowNS.Data | undefined {
-  if (field.name !== LAYOUT) return undefined;
+  if (field.name !== LAYOUT && field.name !== TERMS_COLUMN) return undefined;
   const n = rows.length;
-  const values = rows.map(encode);
+  const values = field.name === LAYOUT ? rows.map(encode) : rows.map((r) => r.term_hashes ?? null);
   const offsets = new Int32Array(n + 1);
   const valid = new Uint8Array(Math.ceil(n / 8));
   let nulls = 0;
@@ -85,7 +99,7 @@ export function layoutColumnData(field: Field, rows: ChunkRecord[]): ArrowNS.Dat
   });
   const bytes = new Uint8Array(offsets[n]);
   const view = new DataView(bytes.buffer);
-  values.forEach((v, i) => { if (v) v.forEach((x, k) => view.setInt32(offsets[i] + 4 * k, x, true)); });
+  values.forEach((v, i) => { if (v) v.forEach((x, k) => view.setUint32(offsets[i] + 4 * k, x >>> 0, true)); });
   return arrow.makeData({ type: new arrow.Binary(), length: n, nullCount: nulls, nullBitmap: valid, valueOffsets: offsets, data: bytes });
 }
 
@@ -106,6 +120,24 @@ export function layoutReader(table: ArrowTable): { at(i: number): { layout?: Chu
       for (let k = 0; k < near.length; k++) near[k] = view.getInt32(20 + 4 * k, true);
       const layout = { setFirst: view.getInt32(4, true), setLast: view.getInt32(8, true), setTokens: view.getInt32(12, true), nearFrom: view.getInt32(16, true), near };
       return { layout, bibliography };
+    },
+  };
+}
+
+/**
+ * A reader of the term-hash column of a query result: `at(i)` is row i's sorted term hashes, undefined where
+ * the row stores none or the result lacks the column.
+ */
+export function termsReader(table: ArrowTable): { at(i: number): Uint32Array | undefined } {
+  const col = table.getChild(TERMS_COLUMN);
+  return {
+    at(i) {
+      const bytes = col?.get(i) as Uint8Array | null | undefined;
+      if (!bytes) return undefined;
+      const n = bytes.byteLength >>> 2;
+      // Arrow value buffers are not 4-byte aligned in general: copy unless this slice happens to be.
+      if ((bytes.byteOffset & 3) === 0) return new Uint32Array(bytes.buffer, bytes.byteOffset, n);
+      return new Uint32Array(bytes.slice(0, 4 * n).buffer);
     },
   };
 }

@@ -17,8 +17,12 @@ export interface TableState {
   fts: string | null;
   /** Row count of the version the handle is at, when known (cleared whenever the handle moves). */
   count?: number;
-  /** Whether the table has the stored-layout columns (lance-layout.ts; once true, never removed), and when that was checked (ms). */
+  /**
+   * Whether the table has the stored-layout column and the term-hash column (lance-layout.ts; once true,
+   * never removed), and when that was checked (ms).
+   */
   layoutColumns?: boolean;
+  termsColumn?: boolean;
   layoutCheckedAt?: number;
 }
 

@@ -39,6 +39,11 @@ export interface ChunkRecord {
    * that ranking needs no candidate text). Absent on rows written before it existed.
    */
   bibliography?: boolean;
+  /**
+   * Sorted distinct 32-bit hashes of `tokens` (analysis/term-hash.ts termHashSet), stored at ingest so that
+   * ranking's coverage feature needs no term string (issue 15). Absent on rows written before it existed.
+   */
+  term_hashes?: Uint32Array;
 }
 
 /**
@@ -58,7 +63,7 @@ export interface ChunkLayout {
   near: ArrayLike<number>;
 }
 
-export type StoredChunk = Omit<ChunkRecord, 'vector' | 'tokens' | 'attributes'> & {
+export type StoredChunk = Omit<ChunkRecord, 'vector' | 'tokens' | 'attributes' | 'term_hashes'> & {
   /**
    * True when the row was read without its text (ReadOptions.text false, or a layout stub made by
    * expansion): `content`, `heading_path` and `source_job_id` are then empty strings.
@@ -132,6 +137,11 @@ export interface IndexHit {
    * query-term coverage feature of search/stages/coverage.ts reads them. Absent from other reads.
    */
   tokens?: string;
+  /**
+   * The chunk's stored term hashes (ChunkRecord.term_hashes), returned by vectorSearch and bm25Search in
+   * place of `tokens` for rows that store them: coverage tests query terms against them.
+   */
+  termHashes?: Uint32Array;
 }
 
 /** Embedding model an index was built with; a mismatch is refused (DESIGN.md §3). */

@@ -1,11 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FusedChunk } from '../types.ts';
-import { termMatcher, withCoverage } from './coverage.ts';
+import { hashMatcher, termMatcher, withCoverage } from './coverage.ts';
+import { termHashSet } from '../../analysis/term-hash.ts';
 
 const fc = (id: string, tokens: string | null): FusedChunk => ({
   chunk: { id, doc_id: id, source_job_id: 'j', chunk_index: 0, chunkset_index: 0, page_start: 1, page_end: 1, heading_path: '', content: '', token_count: 1 },
-  ann: null, bm25: null, annRank: null, bm25Rank: null, rrf: 0, vector: null, anchor: null, tokens, coverage: null,
+  ann: null, bm25: null, annRank: null, bm25Rank: null, rrf: 0, vector: null, anchor: null, tokens, termHashes: null, coverage: null,
 });
 
 test('coverage weighs query words by their pool IDF and ignores words no candidate holds', () => {
@@ -100,5 +101,20 @@ test('termMatcher marks exactly the groups a split of the term string would find
     termMatcher(groups)(tokens, h);
     const present = new Set(tokens.split(' '));
     assert.deepEqual(h, groups.map((g) => g.some((t) => present.has(t))), `${JSON.stringify(tokens)} ${JSON.stringify(groups)}`);
+    // The stored-hash path gives the same booleans (no collision within this vocabulary).
+    const byHash = groups.map(() => false);
+    hashMatcher(groups)(termHashSet(tokens), byHash);
+    assert.deepEqual(byHash, h, `hashes: ${JSON.stringify(tokens)} ${JSON.stringify(groups)}`);
   }
+});
+
+test('coverage is the same from stored term hashes as from the term string, and mixes both kinds of row', () => {
+  const strings = [fc('a', 'billing cutover saturday'), fc('b', 'billing system migration'), fc('c', 'lunch menu'), fc('d', null)];
+  const hashed = strings.map((f, i) => (f.tokens !== null && i % 2 === 0 ? { ...f, tokens: null, termHashes: termHashSet(f.tokens) } : f));
+  const groups = [['billing'], ['cutover'], ['saturday', 'sat'], ['absent']];
+  const a = withCoverage(strings, groups);
+  const b = withCoverage(hashed, groups);
+  assert.equal(b.matchable, a.matchable);
+  assert.deepEqual(b.fused.map((f) => [f.coverage, f.docCoverage, f.coverageInDoc]), a.fused.map((f) => [f.coverage, f.docCoverage, f.coverageInDoc]));
+  assert.equal(b.fused[3].coverage, null);
 });

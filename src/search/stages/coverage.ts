@@ -25,8 +25,10 @@
 // Both re-weight words, the same for every hit, so they never lower one hit because another matched
 // better; a one-segment query is weighted as before. The matchable query length (BM25's divisor in
 // score.ts) uses the same weights.
-// Cost: one pass over each candidate's stored analysed terms (termMatcher, no allocation per term),
-// O(total candidate characters + P · words).
+// Cost: a binary search per query term in each candidate's stored term hashes (hashMatcher), O(P · terms ·
+// log distinct terms); rows without stored hashes: one pass over their analysed term string (termMatcher,
+// no allocation per term), O(their characters).
+import { hasTermHash, termHash } from '../../analysis/term-hash.ts';
 import type { FusedChunk } from '../types.ts';
 
 /**
@@ -50,12 +52,15 @@ const WORD_SHARPNESS = 2;
  *          in the pool at all (the "matchable" query length)
  */
 export function withCoverage(fused: FusedChunk[], groups: string[][], weights: number[] = [], segments: number[][] = []): { fused: FusedChunk[]; matchable: number } {
-  // Which groups each candidate holds: one pass over its stored terms (termMatcher).
+  // Which groups each candidate holds: a lookup of each query term in its stored term hashes, or (rows
+  // written before those were stored) one pass over its stored term string (termMatcher).
   const holds = termMatcher(groups);
+  const hashed = hashMatcher(groups);
   const has: Array<boolean[] | null> = fused.map((f) => {
-    if (f.tokens === null) return null;
+    if (f.termHashes === null && f.tokens === null) return null;
     const h = groups.map(() => false);
-    holds(f.tokens, h);
+    if (f.termHashes !== null) hashed(f.termHashes, h);
+    else holds(f.tokens!, h);
     return h;
   });
   // Per document, which words the union of its candidates holds (a long document's chunks each hold part of
@@ -137,6 +142,24 @@ export function termMatcher(groups: string[][]): (tokens: string, h: boolean[]) 
       }
       start = i + 1;
       hash = FNV_OFFSET;
+    }
+  };
+}
+
+/**
+ * The hash-set counterpart of termMatcher: marks the groups with a term whose hash (analysis/term-hash.ts)
+ * is in a candidate's stored set — the same booleans, but for the rare hash collision (term-hash.ts: about
+ * one flag in 6 000 searches), at the cost of one binary search per query term (≈ 20 × 8 comparisons per
+ * candidate instead of a scan of its ≈ 2 000 characters).
+ * @param groups query word groups (alternatives of one word)
+ * @returns match(set, h): sets h[w] = true for every group w with a term in `set`
+ */
+export function hashMatcher(groups: string[][]): (set: Uint32Array, h: boolean[]) => void {
+  const hashes = groups.map((g) => g.filter((t) => t.length > 0).map(termHash));
+  return (set, h) => {
+    for (let w = 0; w < hashes.length; w++) {
+      if (h[w]) continue;
+      for (const x of hashes[w]) if (hasTermHash(set, x)) { h[w] = true; break; }
     }
   };
 }

@@ -77,7 +77,7 @@ function region(doc: string, members: number[], withLayout: boolean): Region {
   return {
     docId: doc, chunksetIndex: chunks[0].chunkset_index, from: members[0], to: members[members.length - 1], score: 0.5, fusedRank: 1,
     anchor: null, coverage: null, signals: { ann: 0.5, bm25: null, rrf: 0.01, reranker: null }, chunks,
-    members: chunks.map((chunk) => ({ chunk, ann: 0.5, bm25: null, annRank: 1, bm25Rank: null, rrf: 0.01, vector: null, anchor: null, tokens: null, coverage: null })),
+    members: chunks.map((chunk) => ({ chunk, ann: 0.5, bm25: null, annRank: 1, bm25Rank: null, rrf: 0.01, vector: null, anchor: null, tokens: null, termHashes: null, coverage: null })),
   };
 }
 

@@ -47,7 +47,7 @@ test('loadChunkset widens its window until both ends of a long chunkset are foun
 
 const region = (from: number, to: number, set: number, members: number[]): Region => ({
   docId: 'd', chunksetIndex: set, from, to, score: 0.5, fusedRank: 1, anchor: null, coverage: null,
-  members: members.map((i) => ({ chunk: doc[i], ann: 0.5, bm25: null, annRank: 1, bm25Rank: null, rrf: 0.01, vector: null, anchor: null, tokens: null, coverage: null })),
+  members: members.map((i) => ({ chunk: doc[i], ann: 0.5, bm25: null, annRank: 1, bm25Rank: null, rrf: 0.01, vector: null, anchor: null, tokens: null, termHashes: null, coverage: null })),
   signals: { ann: 0.5, bm25: null, rrf: 0.01, reranker: null },
   chunks: members.map((i) => doc[i]),
 });

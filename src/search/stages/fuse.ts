@@ -20,11 +20,12 @@ export function fuseRrf(vector: IndexHit[] | null, bm25: IndexHit[] | null, k = 
   const entry = (h: IndexHit): FusedChunk => {
     let e = byId.get(h.chunk.id);
     if (!e) {
-      e = { chunk: h.chunk, ann: null, bm25: null, annRank: null, bm25Rank: null, rrf: 0, vector: null, anchor: null, tokens: null, coverage: null };
+      e = { chunk: h.chunk, ann: null, bm25: null, annRank: null, bm25Rank: null, rrf: 0, vector: null, anchor: null, tokens: null, termHashes: null, coverage: null };
       byId.set(h.chunk.id, e);
     }
     if (!e.vector && h.vector) e.vector = h.vector;
     if (e.tokens === null && h.tokens !== undefined) e.tokens = h.tokens;
+    if (e.termHashes === null && h.termHashes !== undefined) e.termHashes = h.termHashes;
     return e;
   };
   (vector ?? []).forEach((h, i) => {

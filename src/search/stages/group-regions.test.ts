@@ -6,7 +6,7 @@ import { groupRegions } from './group-regions.ts';
 
 const fc = (doc: string, i: number, set: number, rrf: number, ann: number | null, bm25: number | null): FusedChunk => ({
   chunk: { id: `${doc}:${i}`, doc_id: doc, source_job_id: 'j', chunk_index: i, chunkset_index: set, page_start: i + 1, page_end: i + 1, heading_path: '', content: `c${i}`, token_count: 10 } satisfies StoredChunk,
-  ann, bm25, annRank: ann === null ? null : 1, bm25Rank: bm25 === null ? null : 1, rrf, vector: null, anchor: null, tokens: null, coverage: null,
+  ann, bm25, annRank: ann === null ? null : 1, bm25Rank: bm25 === null ? null : 1, rrf, vector: null, anchor: null, tokens: null, termHashes: null, coverage: null,
 });
 
 test('adjacent and one-gap chunks of one chunkset merge; wider gaps and other chunksets do not', () => {
