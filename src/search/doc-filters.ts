@@ -3,6 +3,7 @@
 // whose control-plane row is `visible` may appear. This module turns the request's document filters
 // (doc_filter, doc_ids, exclude_doc_ids, unencrypted_strings_match, attribute filters) into a ChunkFilter
 // prefilter, and looks up the visible rows of candidate documents.
+import { sql } from 'kysely';
 import type { ControlPlane } from '../storage/db.ts';
 import type { AttrExpr, ChunkFilter } from '../storage/namespace-index.ts';
 import { AppError } from '../internal/errors.ts';
@@ -167,21 +168,25 @@ function parseStrings(json: string): Record<string, string> {
 }
 
 /**
- * Visible documents among `docIds` (one primary-key query per 500 ids).
+ * Visible documents among `docIds` (one primary-key query).
  * @returns doc_id → title and canonical_url; ids without a visible row are absent
  */
 export async function visibleDocs(cp: ControlPlane, projectId: string, docIds: string[]): Promise<Map<string, VisibleDoc>> {
   const out = new Map<string, VisibleDoc>();
   const unique = [...new Set(docIds)];
-  for (let i = 0; i < unique.length; i += 500) {
-    // By primary key only, the state checked here: with `state = 'visible'` in SQL, SQLite's planner (no
-    // statistics) took the (project_id, state) index and scanned every visible document of the project,
-    // 1.5 ms a search at 5 000 documents (issue 15), instead of one key lookup per candidate's document.
-    const rows = await cp.db.selectFrom('documents').select(['doc_id', 'title', 'canonical_url', 'state'])
-      .where('project_id', '=', projectId).where('doc_id', 'in', unique.slice(i, i + 500))
-      .execute();
-    for (const r of rows) if (r.state === 'visible') out.set(r.doc_id, { doc_id: r.doc_id, title: r.title, canonical_url: r.canonical_url });
-  }
+  if (unique.length === 0) return out;
+  // The ids go as ONE parameter (a JSON array on SQLite, a text[] on PostgreSQL), so the SQL text is the
+  // same for every search (one prepared statement) and no query builder node is made per id: building and
+  // binding ≈ 180 ids a search was 0.5 ms of Kysely time (issue 15 profile). By primary key only, the state
+  // checked here: with `state = 'visible'` in SQL, SQLite's planner (no statistics) took the (project_id,
+  // state) index and scanned every visible document of the project (1.5 ms a search at 5 000 documents).
+  const ids = cp.dialect === 'postgres'
+    ? sql<boolean>`doc_id = any(${unique}::text[])`
+    : sql<boolean>`doc_id in (select value from json_each(${JSON.stringify(unique)}))`;
+  const rows = await cp.db.selectFrom('documents').select(['doc_id', 'title', 'canonical_url', 'state'])
+    .where('project_id', '=', projectId).where(ids)
+    .execute();
+  for (const r of rows) if (r.state === 'visible') out.set(r.doc_id, { doc_id: r.doc_id, title: r.title, canonical_url: r.canonical_url });
   return out;
 }
 

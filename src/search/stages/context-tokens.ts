@@ -74,10 +74,31 @@ export function contextTokens(pieces: ContextPiece[], untrusted: ReadonlySet<Sto
     }
     const head = body.slice(0, h);
     const tail = body.slice(t);
-    total += countTokens(glue + head) + p.chunk!.token_count - countTokens(head) - countTokens(tail);
+    total += countTokens(glue + head) + p.chunk!.token_count - edgeTokens(head) - edgeTokens(tail);
     glue = tail;
   }
   return total + countTokens(glue);
+}
+
+/** Longest chunk edge (first or last word) whose count edgeTokens keeps, and how many it keeps. */
+const EDGE_MEMO_CHARS = 64;
+const EDGE_MEMO_SIZE = 100_000;
+const edgeMemo = new Map<string, number>();
+
+/**
+ * countTokens() of a chunk's first or last word, remembered: the same chunks recur across searches, and
+ * one BPE call per edge was most of contextTokens' cost (two of its three calls per chunk). Bounded: the
+ * memo is cleared when full.
+ */
+function edgeTokens(edge: string): number {
+  if (edge.length > EDGE_MEMO_CHARS) return countTokens(edge);
+  let n = edgeMemo.get(edge);
+  if (n === undefined) {
+    n = countTokens(edge);
+    if (edgeMemo.size >= EDGE_MEMO_SIZE) edgeMemo.clear();
+    edgeMemo.set(edge, n);
+  }
+  return n;
 }
 
 /** First cut (a space after a non-whitespace character) at or after `from`, or -1. */
