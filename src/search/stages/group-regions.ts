@@ -49,16 +49,28 @@ export function groupRegions(fused: FusedChunk[], maxGap = MAX_MERGE_GAP): Regio
 
 function makeRegion(members: FusedChunk[], rankOf: Map<FusedChunk, number>): Region {
   const first = members[0].chunk;
-  const maxOf = (xs: Array<number | null>): number | null => {
-    const v = xs.filter((x): x is number => x !== null);
-    return v.length ? Math.max(...v) : null;
-  };
-  const signals: HitSignals = {
-    ann: maxOf(members.map((m) => m.ann)),
-    bm25: maxOf(members.map((m) => m.bm25)),
-    rrf: Math.max(...members.map((m) => m.rrf)),
-    reranker: null,
-  };
+  // One pass over the members (a search groups ≈ 200 candidates; per-field filter/spread arrays were
+  // most of this stage's time): the maximum of each signal over the members that have it, else null.
+  let ann: number | null = null;
+  let bm25: number | null = null;
+  let anchor: number | null = null;
+  let coverage: number | null = null;
+  let docCoverage: number | null = null;
+  let coverageInDoc: number | null = null;
+  let rrf = -Infinity;
+  let fusedRank = Number.MAX_SAFE_INTEGER;
+  const max = (a: number | null, b: number | null | undefined): number | null => (b === null || b === undefined ? a : a === null || b > a ? b : a);
+  for (const m of members) {
+    ann = max(ann, m.ann);
+    bm25 = max(bm25, m.bm25);
+    anchor = max(anchor, m.anchor);
+    coverage = max(coverage, m.coverage);
+    docCoverage = max(docCoverage, m.docCoverage);
+    coverageInDoc = max(coverageInDoc, m.coverageInDoc);
+    if (m.rrf > rrf) rrf = m.rrf;
+    fusedRank = Math.min(fusedRank, rankOf.get(m) ?? Number.MAX_SAFE_INTEGER);
+  }
+  const signals: HitSignals = { ann, bm25, rrf, reranker: null };
   return {
     docId: first.doc_id,
     chunksetIndex: first.chunkset_index,
@@ -66,11 +78,11 @@ function makeRegion(members: FusedChunk[], rankOf: Map<FusedChunk, number>): Reg
     to: members[members.length - 1].chunk.chunk_index,
     members,
     signals,
-    fusedRank: Math.min(...members.map((m) => rankOf.get(m) ?? Number.MAX_SAFE_INTEGER)),
-    anchor: maxOf(members.map((m) => m.anchor)),
-    coverage: maxOf(members.map((m) => m.coverage)),
-    docCoverage: maxOf(members.map((m) => m.docCoverage ?? null)),
-    coverageInDoc: maxOf(members.map((m) => m.coverageInDoc ?? null)),
+    fusedRank,
+    anchor,
+    coverage,
+    docCoverage,
+    coverageInDoc,
     score: 0,
     chunks: members.map((m) => m.chunk),
   };
