@@ -150,10 +150,16 @@ export class SearchService {
     timed('scope');
     const analysed = analyseQuery(req.query, await this.fallbackLanguage(ctx.projectId));
     if (scope.matchNothing) return { regions: [], stats: null, analysed, docs: new Map() };
-    const vector = await embedder.embedQuery(req.query);
-    timed('embed');
+    // The embedding is computed inside retrieve, while BM25 runs: 'embed' reports its own time, and
+    // 'retrieve' the time from here until both lists are in (which includes the embedding).
+    const embed = async () => {
+      const start = performance.now();
+      const v = await embedder.embedQuery(req.query);
+      this.deps.onStage?.('embed', (performance.now() - start) / 1000);
+      return v;
+    };
     const [got, chunkCount] = await Promise.all([
-      retrieve(index, ctx.namespace, { vector, terms: analysed.terms, boosts: termBoosts(analysed), text: withText }, scope.filter),
+      retrieve(index, ctx.namespace, { embed, terms: analysed.terms, boosts: termBoosts(analysed), text: withText }, scope.filter),
       this.chunkCount(ctx.namespace),
     ]);
     timed('retrieve');
