@@ -6,7 +6,8 @@
 // tier: SEARCH_COLUMNS + search_terms + vector, with row ids). Beside them BM25 top-100 (service columns)
 // and the engine part of a standard search (vector ∥ BM25) for a few (ef, refine). Per query the
 // configurations run round-robin from a rotating start, so the machine's load hits all of them alike.
-// Recall@k = share of the approximate top-k whose exact distance is within the exact k-th distance (ties
+// Service rows also give the recall after re-sorting by the exact cosine of the vectors they return (the
+// service's own rescoring, src/storage/lance-index.ts). Recall@k = share of the approximate top-k whose exact distance is within the exact k-th distance (ties
 // at the cut count as hits). Times: p50/p95 wall ms per query and process CPU ms per query (LanceDB's
 // native threads included). Lance rejects ef < limit × refineFactor, so those cells of the grid are skipped
 // (the service raises ef to 2 × limit). LanceDB 0.37 has no query-time FTS knob (see docs/performance.md).
@@ -16,6 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Table as ArrowTable } from 'apache-arrow';
 import { initAnalysis } from '../src/analysis/analyzer.ts';
+import { cosine } from '../src/internal/cosine.ts';
 import { loadBuiltinEmbedder } from '../src/models/builtin-embedder.ts';
 import { analyseQuery } from '../src/search/stages/analyze-query.ts';
 import { SEARCH_COLUMNS } from '../src/storage/lance-arrow.ts';
@@ -78,6 +80,12 @@ function recalls(q: number, got: string[]): number[] {
   return KS.map((k, j) => got.slice(0, k).filter((id) => (exact[q].dist.get(id) ?? Infinity) <= exact[q].cut[j] + 1e-6).length / k);
 }
 
+/** Ids of a service-column result re-sorted by the exact cosine of the returned vectors (what lance-index.ts does). */
+function rescored(v: Float32Array, t: ArrowTable): string[] {
+  const col = t.getChild('vector')!;
+  return ids(t).map((id, i) => ({ id, s: cosine(v, col.get(i)!.toArray() as Float32Array) ?? 0 })).sort((a, b) => b.s - a.s).map((x) => x.id);
+}
+
 interface Config { name: string; ef?: number; refine?: number; service?: boolean; run: (q: number, set: typeof queries) => Promise<ArrowTable | unknown> }
 const configs: Config[] = [];
 for (const ef of EFS) {
@@ -97,6 +105,7 @@ for (let q = 0; q < warm.length; q++) for (const c of configs) await c.run(q, wa
 const ms = configs.map(() => [] as number[]);
 const cpu = configs.map(() => 0);
 const rec = configs.map(() => KS.map(() => 0));
+const rescoredRec = configs.map(() => KS.map(() => 0));
 const tRun = performance.now();
 for (let q = 0; q < queries.length; q++) {
   for (let j = 0; j < configs.length; j++) {
@@ -108,6 +117,7 @@ for (let q = 0; q < queries.length; q++) {
     const used = process.cpuUsage(c0);
     cpu[c] += (used.user + used.system) / 1000;
     if (configs[c].ef !== undefined) recalls(q, ids(out as ArrowTable)).forEach((r, i) => (rec[c][i] += r));
+    if (configs[c].service) recalls(q, rescored(queries[q].vector, out as ArrowTable)).forEach((r, i) => (rescoredRec[c][i] += r));
   }
 }
 const runSeconds = (performance.now() - tRun) / 1000;
@@ -115,16 +125,17 @@ const runSeconds = (performance.now() - tRun) / 1000;
 const rows = configs.map((c, i) => ({
   name: c.name, ef: c.ef, refine: c.refine ?? null, columns: c.service ? 'service' : c.ef !== undefined ? 'ids' : 'service',
   ...(c.ef !== undefined ? Object.fromEntries(KS.map((k, j) => [`recall@${k}`, Number((rec[i][j] / queries.length).toFixed(4))])) : {}),
+  ...(c.service ? Object.fromEntries(KS.map((k, j) => [`rescoredRecall@${k}`, Number((rescoredRec[i][j] / queries.length).toFixed(4))])) : {}),
   p50: Number(percentile(ms[i], 50).toFixed(2)), p95: Number(percentile(ms[i], 95).toFixed(2)), cpuMs: Number((cpu[i] / queries.length).toFixed(2)),
 }));
 const base = rows.find((r) => r.ef === 300 && r.refine === 2 && r.columns === 'service')!;
 console.log(`measured in ${runSeconds.toFixed(0)} s; times p50/p95 wall ms, CPU ms per query; Δ = service-column p50 vs ef 300 refine 2`);
-console.log('  ef  refine  R@10    R@50    R@100  | ids p50  p95   CPU  | service p50  p95   CPU    Δ');
+console.log('  ef  refine  R@10    R@50    R@100  | ids p50  p95   CPU  | service p50  p95   CPU    Δ   | rescored R@10  R@50');
 for (let i = 0; i < rows.length; i += 2) {
   const [a, b] = [rows[i], rows[i + 1]];
   if (a.ef === undefined) break;
   const r = a as Record<string, unknown>;
-  console.log(`  ${String(a.ef).padStart(3)}  ${String(a.refine ?? '-').padStart(5)}  ${[10, 50, 100].map((k) => Number(r[`recall@${k}`]).toFixed(4)).join('  ')} | ${a.p50.toFixed(1).padStart(6)} ${a.p95.toFixed(1).padStart(5)} ${a.cpuMs.toFixed(1).padStart(5)} | ${b.p50.toFixed(1).padStart(10)} ${b.p95.toFixed(1).padStart(5)} ${b.cpuMs.toFixed(1).padStart(5)}  ${(100 * (b.p50 / base.p50 - 1)).toFixed(0).padStart(4)} %`);
+  console.log(`  ${String(a.ef).padStart(3)}  ${String(a.refine ?? '-').padStart(5)}  ${[10, 50, 100].map((k) => Number(r[`recall@${k}`]).toFixed(4)).join('  ')} | ${a.p50.toFixed(1).padStart(6)} ${a.p95.toFixed(1).padStart(5)} ${a.cpuMs.toFixed(1).padStart(5)} | ${b.p50.toFixed(1).padStart(10)} ${b.p95.toFixed(1).padStart(5)} ${b.cpuMs.toFixed(1).padStart(5)}  ${(100 * (b.p50 / base.p50 - 1)).toFixed(0).padStart(4)} % | ${[10, 50].map((k) => Number((b as Record<string, unknown>)[`rescoredRecall@${k}`]).toFixed(4)).join('  ')}`);
   const rb = b as Record<string, unknown>;
   if (KS.some((k) => rb[`recall@${k}`] !== r[`recall@${k}`])) console.log(`       (service-column recall differs: ${KS.map((k) => rb[`recall@${k}`]).join(' / ')})`);
 }

@@ -35,9 +35,9 @@ const cols = [...STORED_COLUMNS];
 const cases: Record<string, (i: number) => Promise<unknown>> = {
   'chunk ranges of 10 documents (one read)': () => table.query().where(Array.from({ length: 10 }, () => `(doc_id = ${sqlString(docId())} AND chunk_index >= 2 AND chunk_index <= 18)`).join(' OR ')).select(cols).toArrow(),
   'one document, chunks 0..15': () => table.query().where(`doc_id = ${sqlString(docId())} AND chunk_index >= 0 AND chunk_index <= 15`).select(cols).toArrow(),
-  'vector top-100, doc_id IN (20 documents)': (i) => table.vectorSearch(vectors[i % vectors.length]).distanceType('cosine').ef(300).refineFactor(2)
+  'vector top-100, doc_id IN (20 documents)': (i) => table.vectorSearch(vectors[i % vectors.length]).distanceType('cosine').ef(400)
     .where(`doc_id IN (${Array.from({ length: 20 }, () => sqlString(docId())).join(', ')})`).select([...cols, 'vector', '_distance']).limit(100).toArrow(),
-  'vector top-100, doc_id NOT IN (5 documents)': (i) => table.vectorSearch(vectors[i % vectors.length]).distanceType('cosine').ef(300).refineFactor(2)
+  'vector top-100, doc_id NOT IN (5 documents)': (i) => table.vectorSearch(vectors[i % vectors.length]).distanceType('cosine').ef(400)
     .where(`doc_id NOT IN (${Array.from({ length: 5 }, () => sqlString(docId())).join(', ')})`).select([...cols, 'vector', '_distance']).limit(100).toArrow(),
   'BM25 top-100, doc_id IN (20 documents)': (i) => table.query().fullTextSearch(new lancedb.MatchQuery(analyseQuery(queries[i % queries.length], 'en').terms.join(' '), 'tokens', { operator: lancedb.Operator.Or }))
     .where(`doc_id IN (${Array.from({ length: 20 }, () => sqlString(docId())).join(', ')})`).select([...cols, 'vector', '_score']).limit(100).toArrow(),

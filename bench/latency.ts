@@ -162,7 +162,7 @@ async function main(): Promise<void> {
     const direct = async (i: number) => {
       const k = i % queries.length;
       const [v, b] = await Promise.all([
-        table.vectorSearch(vectors[k]).column('vector').distanceType('cosine').ef(300).refineFactor(2).select([...STORED_COLUMNS, 'vector', '_distance']).limit(100).toArrow(),
+        table.vectorSearch(vectors[k]).column('vector').distanceType('cosine').ef(400).select([...STORED_COLUMNS, 'vector', '_distance']).limit(100).toArrow(),
         table.query().fullTextSearch(new lancedb.MatchQuery(terms[k].join(' '), 'tokens', { operator: lancedb.Operator.Or })).select([...STORED_COLUMNS, 'vector', '_score']).limit(100).toArrow(),
       ]);
       return v.numRows > 0 && b.numRows >= 0;

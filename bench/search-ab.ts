@@ -79,7 +79,7 @@ async function main(): Promise<void> {
       const vector = await apps.after.services.embedder.embedQuery(queries[k]);
       const terms = analyseQuery(queries[k], 'en').terms;
       await Promise.all([
-        table.vectorSearch(vector).column('vector').distanceType('cosine').ef(300).refineFactor(2).select([...STORED_COLUMNS, 'vector', '_distance']).limit(100).toArrow(),
+        table.vectorSearch(vector).column('vector').distanceType('cosine').ef(400).select([...STORED_COLUMNS, 'vector', '_distance']).limit(100).toArrow(),
         table.query().fullTextSearch(new lancedb.MatchQuery(terms.join(' '), 'tokens', { operator: lancedb.Operator.Or })).select([...STORED_COLUMNS, 'vector', '_score']).limit(100).toArrow(),
       ]);
     };

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IndexHit, StoredChunk } from '../../storage/namespace-index.ts';
-import { cosine, withAnchorSimilarity } from './anchor.ts';
+import { withAnchorSimilarity } from './anchor.ts';
 import { fuseRrf } from './fuse.ts';
 import { groupRegions } from './group-regions.ts';
 
@@ -10,13 +10,6 @@ const chunk = (doc: string, i: number): StoredChunk => ({
   page_start: 1, page_end: 1, heading_path: '', content: `${doc} ${i}`, token_count: 10,
 });
 const hit = (doc: string, i: number, score: number, v?: number[]): IndexHit => ({ chunk: chunk(doc, i), score, ...(v ? { vector: Float32Array.from(v) } : {}) });
-
-test('cosine: angle of two vectors; null for zero vectors and mismatched lengths', () => {
-  assert.equal(cosine(Float32Array.from([1, 0]), Float32Array.from([0, 2])), 0);
-  assert.ok(Math.abs(cosine(Float32Array.from([1, 1]), Float32Array.from([2, 2]))! - 1) < 1e-12);
-  assert.equal(cosine(Float32Array.from([0, 0]), Float32Array.from([1, 0])), null);
-  assert.equal(cosine(Float32Array.from([1]), Float32Array.from([1, 0])), null);
-});
 
 test('every fused chunk gets its cosine to the best BM25 hit; the anchor itself gets 1', () => {
   const vector = [hit('a', 0, 0.9, [0, 1]), hit('b', 0, 0.8, [0.6, 0.8])];

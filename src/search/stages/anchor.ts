@@ -10,27 +10,11 @@
 // own cosine to BM25 barely moves the ranking on SciFact train (5-fold CV nDCG@10 0.7044 -> 0.7050), and
 // the earlier five-feature model scored 0.7034; adding this feature to it gives 0.7081. See
 // docs/search.md "Relevance score".
+import { cosine } from '../../internal/cosine.ts';
 import type { IndexHit } from '../../storage/namespace-index.ts';
 import type { FusedChunk } from '../types.ts';
 import { isBibliographyChunk } from './section-prior.ts';
 
-/**
- * Cosine similarity of two vectors of equal length; null when either is all zeros (undefined angle) or
- * the lengths differ.
- */
-export function cosine(a: Float32Array, b: Float32Array): number | null {
-  if (a.length !== b.length) return null;
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  if (na === 0 || nb === 0) return null;
-  return dot / Math.sqrt(na * nb);
-}
 
 /**
  * Set `anchor` on each fused chunk: its cosine to the stored vector of the first BM25 hit that is not
