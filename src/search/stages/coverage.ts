@@ -58,7 +58,7 @@ export function withCoverage(fused: FusedChunk[], groups: string[][], weights: n
   const hashed = hashMatcher(groups);
   const has: Array<boolean[] | null> = fused.map((f) => {
     if (f.termHashes === null && f.tokens === null) return null;
-    const h = groups.map(() => false);
+    const h = new Array<boolean>(groups.length).fill(false);
     if (f.termHashes !== null) hashed(f.termHashes, h);
     else holds(f.tokens!, h);
     return h;
@@ -66,17 +66,18 @@ export function withCoverage(fused: FusedChunk[], groups: string[][], weights: n
   // Per document, which words the union of its candidates holds (a long document's chunks each hold part of
   // a question; the document as a whole may hold all of it): document-level IDF and doc_cov read it.
   const docHas = new Map<string, boolean[]>();
-  fused.forEach((f, i) => {
+  for (let i = 0; i < fused.length; i++) {
     const h = has[i];
-    if (!h) return;
-    const d = docHas.get(f.chunk.doc_id) ?? groups.map(() => false);
-    h.forEach((present, w) => { if (present) d[w] = true; });
-    docHas.set(f.chunk.doc_id, d);
-  });
+    if (!h) continue;
+    const docId = fused[i].chunk.doc_id;
+    let d = docHas.get(docId);
+    if (!d) docHas.set(docId, (d = new Array<boolean>(groups.length).fill(false)));
+    for (let w = 0; w < h.length; w++) if (h[w]) d[w] = true;
+  }
   const P = fused.length;
   const rawIdf = groups.map((_, w) => {
     let df = 0;
-    for (const h of has) if (h?.[w]) df++;
+    for (let i = 0; i < has.length; i++) if (has[i]?.[w]) df++;
     return df === 0 ? 0 : Math.log(1 + (P - df + 0.5) / (df + 0.5));
   });
   addDocumentIdf(rawIdf, [...docHas.values()], new Set(fused.map((f) => f.chunk.doc_id)).size);
@@ -90,7 +91,11 @@ export function withCoverage(fused: FusedChunk[], groups: string[][], weights: n
   // The matchable query length counts each word with its query weight and its segment factor, so that
   // an instruction sentence wrapped around a question does not lengthen the query that BM25 is divided by.
   const matchable = idf.reduce((s, x, w) => s + (x > 0 ? (weights[w] ?? 1) * segWeight[w] : 0), 0);
-  const massOf = (h: boolean[]) => h.reduce((s, present, w) => s + (present ? idf[w] : 0), 0);
+  const massOf = (h: boolean[]) => {
+    let m = 0;
+    for (let w = 0; w < h.length; w++) if (h[w]) m += idf[w];
+    return m;
+  };
   const docMass = new Map([...docHas].map(([d, h]) => [d, massOf(h)]));
   const out = fused.map((f, i) => {
     const h = has[i];
@@ -159,7 +164,8 @@ export function hashMatcher(groups: string[][]): (set: Uint32Array, h: boolean[]
   return (set, h) => {
     for (let w = 0; w < hashes.length; w++) {
       if (h[w]) continue;
-      for (const x of hashes[w]) if (hasTermHash(set, x)) { h[w] = true; break; }
+      const terms = hashes[w];
+      for (let t = 0; t < terms.length; t++) if (hasTermHash(set, terms[t])) { h[w] = true; break; }
     }
   };
 }
@@ -177,12 +183,13 @@ export function hashMatcher(groups: string[][]): (set: Uint32Array, h: boolean[]
 function wordMatchability(has: Array<boolean[] | null>, mass: number[]): number[] {
   const best = mass.map(() => 0);
   let top = 0;
-  for (const h of has) {
+  for (let i = 0; i < has.length; i++) {
+    const h = has[i];
     if (!h) continue;
     let got = 0;
-    h.forEach((present, w) => { if (present) got += mass[w]; });
+    for (let w = 0; w < h.length; w++) if (h[w]) got += mass[w];
     if (got > top) top = got;
-    h.forEach((present, w) => { if (present && got > best[w]) best[w] = got; });
+    for (let w = 0; w < h.length; w++) if (h[w] && got > best[w]) best[w] = got;
   }
   return best.map((b) => (top > 0 && b > 0 ? (b / top) ** WORD_SHARPNESS : 1));
 }
@@ -196,10 +203,11 @@ function segmentWeights(has: Array<boolean[] | null>, idf: number[], segments: n
   if (segments.length < 2) return out;
   const m = segments.map((seg) => {
     let best = 0;
-    for (const h of has) {
+    for (let i = 0; i < has.length; i++) {
+      const h = has[i];
       if (!h) continue;
       let got = 0;
-      for (const w of seg) if (h[w]) got += idf[w];
+      for (let k = 0; k < seg.length; k++) if (h[seg[k]]) got += idf[seg[k]];
       if (got > best) best = got;
     }
     return best;
