@@ -8,6 +8,7 @@
 //   3. throughput: 8 concurrent clients, alternating blocks, searches/s and process CPU ms per search.
 // Usage: tsx bench/search-ab.ts --reuse DIR --base ROOT [--queries N] [--skip identity,latency,throughput] [--tier T]
 //   --tier T     the tier timed in 2. and 3. (default standard; identity always checks both)
+//   AB_SHOW_DIFF=1 (environment) prints the first differing response pair around its first differing character
 //   --base ROOT  another checkout of the repository (e.g. `git archive main | tar -x -C ROOT`, with
 //                node_modules linked and ../shared beside it), loaded as the "before" build
 import fs from 'node:fs';
@@ -64,7 +65,13 @@ async function main(): Promise<void> {
         for (const kind of Object.keys(BODIES)) {
           const [a, b] = [await search(apps.before, queries[i], kind, tier), await search(apps.after, queries[i], kind, tier)];
           if (a.body === b.body) same++;
-          else differ.push(`query ${i} ${tier} ${kind}`);
+          else {
+            differ.push(`query ${i} ${tier} ${kind}`);
+            if (process.env.AB_SHOW_DIFF && differ.length === 1) {
+              const at = [...a.body].findIndex((c, k) => c !== b.body[k]);
+              console.log(`first difference at ${at}:\n  before …${a.body.slice(Math.max(0, at - 150), at + 150)}\n  after  …${b.body.slice(Math.max(0, at - 150), at + 150)}`);
+            }
+          }
         }
       }
     }

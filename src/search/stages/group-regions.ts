@@ -1,6 +1,7 @@
 // Stage 4 of retrieval: turn fused chunks into hits. A hit is one region of one document (DESIGN.md §5):
 // retrieved chunks of the same chunkset whose positions are adjacent or nearly so are merged into one
 // contiguous range, so a passage split across two chunks is returned once, not twice.
+import type { StoredChunk } from '../../storage/namespace-index.ts';
 import type { FusedChunk, HitSignals, Region } from '../types.ts';
 
 /**
@@ -20,7 +21,7 @@ export const MAX_MERGE_GAP = 1;
  */
 export function groupRegions(fused: FusedChunk[], maxGap = MAX_MERGE_GAP): Region[] {
   const rankOf = new Map<FusedChunk, number>();
-  fused.forEach((f, i) => rankOf.set(f, i + 1));
+  for (let i = 0; i < fused.length; i++) rankOf.set(fused[i], i + 1);
   const bySet = new Map<string, FusedChunk[]>();
   for (const f of fused) {
     const key = `${f.chunk.doc_id}\u0000${f.chunk.chunkset_index}`;
@@ -47,6 +48,11 @@ export function groupRegions(fused: FusedChunk[], maxGap = MAX_MERGE_GAP): Regio
   return regions.sort((a, b) => a.fusedRank - b.fusedRank);
 }
 
+/** The larger of a running maximum and a member's value (null/undefined = the member has no value). */
+function max(a: number | null, b: number | null | undefined): number | null {
+  return b === null || b === undefined ? a : a === null || b > a ? b : a;
+}
+
 function makeRegion(members: FusedChunk[], rankOf: Map<FusedChunk, number>): Region {
   const first = members[0].chunk;
   // One pass over the members (a search groups ≈ 200 candidates; per-field filter/spread arrays were
@@ -59,8 +65,8 @@ function makeRegion(members: FusedChunk[], rankOf: Map<FusedChunk, number>): Reg
   let coverageInDoc: number | null = null;
   let rrf = -Infinity;
   let fusedRank = Number.MAX_SAFE_INTEGER;
-  const max = (a: number | null, b: number | null | undefined): number | null => (b === null || b === undefined ? a : a === null || b > a ? b : a);
-  for (const m of members) {
+  for (let k = 0; k < members.length; k++) {
+    const m = members[k];
     ann = max(ann, m.ann);
     bm25 = max(bm25, m.bm25);
     anchor = max(anchor, m.anchor);
@@ -70,6 +76,8 @@ function makeRegion(members: FusedChunk[], rankOf: Map<FusedChunk, number>): Reg
     if (m.rrf > rrf) rrf = m.rrf;
     fusedRank = Math.min(fusedRank, rankOf.get(m) ?? Number.MAX_SAFE_INTEGER);
   }
+  const chunks = new Array<StoredChunk>(members.length);
+  for (let k = 0; k < members.length; k++) chunks[k] = members[k].chunk;
   const signals: HitSignals = { ann, bm25, rrf, reranker: null };
   return {
     docId: first.doc_id,
@@ -84,6 +92,6 @@ function makeRegion(members: FusedChunk[], rankOf: Map<FusedChunk, number>): Reg
     docCoverage,
     coverageInDoc,
     score: 0,
-    chunks: members.map((m) => m.chunk),
+    chunks,
   };
 }
