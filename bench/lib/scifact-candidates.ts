@@ -74,7 +74,7 @@ export async function indexBeirCorpus(index: NamespaceIndex, embedder: Embedder,
  */
 export async function rankQuery(index: NamespaceIndex, embedder: Embedder, ns: string, text: string, chunkCount: number): Promise<{ stats: QueryStats; regions: Region[]; lang: string | null }> {
   const a = analyseQuery(text, 'en');
-  const got = await retrieve(index, ns, { embed: () => embedder.embedQuery(text), terms: a.terms, boosts: termBoosts(a) }, undefined);
+  const got = await retrieve(index, ns, { embed: () => embedder.embedQuery(text), lexical: async () => ({ terms: a.terms, boosts: termBoosts(a) }) }, undefined);
   const base = queryStats(got.vector, got.bm25, (got.bm25?.length ?? 0) < got.limit, a.termCount, chunkCount);
   const { regions, stats } = rankStandard(got.vector, got.bm25, base, { anchor: denseCoverageOk(embedder, text), groups: a.groups, weights: a.weights, segments: a.segments });
   return { stats, regions, lang: a.stemLang };

@@ -148,20 +148,29 @@ export class SearchService {
     const timed = this.stopwatch();
     const scope = await resolveScope(cp, ctx.projectId, req, this.deps.attributes, this.deleting);
     timed('scope');
-    const analysed = analyseQuery(req.query, await this.fallbackLanguage(ctx.projectId));
-    if (scope.matchNothing) return { regions: [], stats: null, analysed, docs: new Map() };
-    // The embedding is computed inside retrieve, while BM25 runs: 'embed' reports its own time, and
-    // 'retrieve' the time from here until both lists are in (which includes the embedding).
+    // The query is analysed inside retrieve, while the ANN query runs (stages/retrieve.ts), once.
+    const fallback = this.fallbackLanguage(ctx.projectId);
+    fallback.catch(() => undefined); // handled where analyse() awaits it; never an unhandled rejection meanwhile
+    let analysis: Promise<AnalysedQuery> | undefined;
+    const analyse = () => (analysis ??= fallback.then((lang) => analyseQuery(req.query, lang)));
+    if (scope.matchNothing) return { regions: [], stats: null, analysed: await analyse(), docs: new Map() };
+    // 'embed' reports the embedding's own time; 'retrieve' the time from here until both lists are in
+    // (which includes the embedding and the query analysis).
     const embed = async () => {
       const start = performance.now();
       const v = await embedder.embedQuery(req.query);
       this.deps.onStage?.('embed', (performance.now() - start) / 1000);
       return v;
     };
+    const lexical = async () => {
+      const a = await analyse();
+      return { terms: a.terms, boosts: termBoosts(a) };
+    };
     const [got, chunkCount] = await Promise.all([
-      retrieve(index, ctx.namespace, { embed, terms: analysed.terms, boosts: termBoosts(analysed), text: withText }, scope.filter),
+      retrieve(index, ctx.namespace, { embed, lexical, text: withText }, scope.filter),
       this.chunkCount(ctx.namespace),
     ]);
+    const analysed = await analyse();
     timed('retrieve');
     const docs = await visibleDocs(cp, ctx.projectId, [...(got.vector ?? []), ...(got.bm25 ?? [])].map((h) => h.chunk.doc_id));
     const keep = (hits: IndexHit[] | null) => hits && hits.filter((h) => docs.has(h.chunk.doc_id));
