@@ -10,6 +10,7 @@ import path from 'node:path';
 import { initAnalysis } from '../src/analysis/analyzer.ts';
 import { analyseQuery } from '../src/search/stages/analyze-query.ts';
 import { STORED_COLUMNS } from '../src/storage/lance-arrow.ts';
+import { ANN_EF } from '../src/storage/lance-index.ts';
 import { sqlString } from '../src/storage/lance-sql.ts';
 import { beirDir, readJsonl } from './lib/beir.ts';
 import { percentile } from './lib/quality.ts';
@@ -35,9 +36,9 @@ const cols = [...STORED_COLUMNS];
 const cases: Record<string, (i: number) => Promise<unknown>> = {
   'chunk ranges of 10 documents (one read)': () => table.query().where(Array.from({ length: 10 }, () => `(doc_id = ${sqlString(docId())} AND chunk_index >= 2 AND chunk_index <= 18)`).join(' OR ')).select(cols).toArrow(),
   'one document, chunks 0..15': () => table.query().where(`doc_id = ${sqlString(docId())} AND chunk_index >= 0 AND chunk_index <= 15`).select(cols).toArrow(),
-  'vector top-100, doc_id IN (20 documents)': (i) => table.vectorSearch(vectors[i % vectors.length]).distanceType('cosine').ef(400)
+  'vector top-100, doc_id IN (20 documents)': (i) => table.vectorSearch(vectors[i % vectors.length]).distanceType('cosine').ef(ANN_EF)
     .where(`doc_id IN (${Array.from({ length: 20 }, () => sqlString(docId())).join(', ')})`).select([...cols, 'vector', '_distance']).limit(100).toArrow(),
-  'vector top-100, doc_id NOT IN (5 documents)': (i) => table.vectorSearch(vectors[i % vectors.length]).distanceType('cosine').ef(400)
+  'vector top-100, doc_id NOT IN (5 documents)': (i) => table.vectorSearch(vectors[i % vectors.length]).distanceType('cosine').ef(ANN_EF)
     .where(`doc_id NOT IN (${Array.from({ length: 5 }, () => sqlString(docId())).join(', ')})`).select([...cols, 'vector', '_distance']).limit(100).toArrow(),
   'BM25 top-100, doc_id IN (20 documents)': (i) => table.query().fullTextSearch(new lancedb.MatchQuery(analyseQuery(queries[i % queries.length], 'en').terms.join(' '), 'tokens', { operator: lancedb.Operator.Or }))
     .where(`doc_id IN (${Array.from({ length: 20 }, () => sqlString(docId())).join(', ')})`).select([...cols, 'vector', '_score']).limit(100).toArrow(),

@@ -66,7 +66,7 @@ export interface LanceIndexOptions {
  * of the vectors the query reads anyway, gives recall@100 0.907 / @10 0.930 against exact search; the
  * former ef 300 + refineFactor 2 gave 0.895 / 0.921 at 17–18 % more vector-query time.
  */
-const ANN_EF = 400;
+export const ANN_EF = 400;
 
 /** How long a table found without the stored-layout columns is read as such before its schema is checked again (another process may add them). */
 const LAYOUT_RECHECK_MS = 10_000;

@@ -21,7 +21,6 @@ const arrow = createRequire(import.meta.url)('apache-arrow') as typeof ArrowNS;
  * Int32 columns, an Int8 and a List<Int32> cost 1.8 ms more than none).
  */
 export const LAYOUT_COLUMN = 'search_layout';
-const LAYOUT = LAYOUT_COLUMN;
 
 /**
  * The term-hash column: ChunkRecord.term_hashes as little-endian Uint32 values (ascending); null when not
@@ -30,23 +29,23 @@ const LAYOUT = LAYOUT_COLUMN;
 export const TERMS_COLUMN = 'search_terms';
 
 /** The stored-layout columns (every one is added to an older table by its first write). */
-export const LAYOUT_STORE_COLUMNS = [LAYOUT, TERMS_COLUMN] as const;
+export const LAYOUT_STORE_COLUMNS = [LAYOUT_COLUMN, TERMS_COLUMN] as const;
 
 /** The nullable Arrow fields of the stored-layout columns (appended to chunkSchema). */
 export function layoutFields(): Field[] {
-  return [new arrow.Field(LAYOUT, new arrow.Binary(), true), new arrow.Field(TERMS_COLUMN, new arrow.Binary(), true)];
+  return [new arrow.Field(LAYOUT_COLUMN, new arrow.Binary(), true), new arrow.Field(TERMS_COLUMN, new arrow.Binary(), true)];
 }
 
 /** True when a table's schema has every stored-layout column. */
 export function hasLayoutColumns(schema: Schema): boolean {
-  const names = new Set(schema.fields.map((f) => f.name));
-  return LAYOUT_STORE_COLUMNS.every((c) => names.has(c));
+  const has = storedColumnsOf(schema);
+  return has.layout && has.terms;
 }
 
 /** Which stored-layout columns a table's schema has (a table of the third session has the layout only). */
 export function storedColumnsOf(schema: Schema): { layout: boolean; terms: boolean } {
   const names = new Set(schema.fields.map((f) => f.name));
-  return { layout: names.has(LAYOUT), terms: names.has(TERMS_COLUMN) };
+  return { layout: names.has(LAYOUT_COLUMN), terms: names.has(TERMS_COLUMN) };
 }
 
 /**
@@ -68,7 +67,7 @@ export async function ensureLayoutColumns(table: Lance.Table): Promise<Schema> {
   }
 }
 
-/** The stored values of one row (see LAYOUT), or null when it carries neither a flag nor a layout. */
+/** The stored values of one row (see LAYOUT_COLUMN), or null when it carries neither a flag nor a layout. */
 function encode(r: ChunkRecord): Int32Array | null {
   if (r.bibliography === undefined) return null;
   const l = r.layout;
@@ -86,9 +85,9 @@ function encode(r: ChunkRecord): Int32Array | null {
  * when `field` is not a stored-layout column.
  */
 export function layoutColumnData(field: Field, rows: ChunkRecord[]): ArrowNS.Data | undefined {
-  if (field.name !== LAYOUT && field.name !== TERMS_COLUMN) return undefined;
+  if (field.name !== LAYOUT_COLUMN && field.name !== TERMS_COLUMN) return undefined;
   const n = rows.length;
-  const values = field.name === LAYOUT ? rows.map(encode) : rows.map((r) => r.term_hashes ?? null);
+  const values = field.name === LAYOUT_COLUMN ? rows.map(encode) : rows.map((r) => r.term_hashes ?? null);
   const offsets = new Int32Array(n + 1);
   const valid = new Uint8Array(Math.ceil(n / 8));
   let nulls = 0;
@@ -108,7 +107,7 @@ export function layoutColumnData(field: Field, rows: ChunkRecord[]): ArrowNS.Dat
  * `at(i)` returns row i's layout and bibliography flag, each undefined where not stored.
  */
 export function layoutReader(table: ArrowTable): { at(i: number): { layout?: ChunkLayout; bibliography?: boolean } } {
-  const col = table.getChild(LAYOUT);
+  const col = table.getChild(LAYOUT_COLUMN);
   return {
     at(i) {
       const bytes = col?.get(i) as Uint8Array | null | undefined;

@@ -28,7 +28,7 @@
 // Cost: a binary search per query term in each candidate's stored term hashes (hashMatcher), O(P · terms ·
 // log distinct terms); rows without stored hashes: one pass over their analysed term string (termMatcher,
 // no allocation per term), O(their characters).
-import { hasTermHash, termHash } from '../../analysis/term-hash.ts';
+import { FNV_OFFSET, FNV_PRIME, hasTermHash, termHash } from '../../analysis/term-hash.ts';
 import type { FusedChunk } from '../types.ts';
 
 /**
@@ -54,13 +54,13 @@ const WORD_SHARPNESS = 2;
 export function withCoverage(fused: FusedChunk[], groups: string[][], weights: number[] = [], segments: number[][] = []): { fused: FusedChunk[]; matchable: number } {
   // Which groups each candidate holds: a lookup of each query term in its stored term hashes, or (rows
   // written before those were stored) one pass over its stored term string (termMatcher).
-  const holds = termMatcher(groups);
+  let holds: ((tokens: string, h: boolean[]) => void) | undefined; // built only for rows without hashes
   const hashed = hashMatcher(groups);
   const has: Array<boolean[] | null> = fused.map((f) => {
     if (f.termHashes === null && f.tokens === null) return null;
     const h = new Array<boolean>(groups.length).fill(false);
     if (f.termHashes !== null) hashed(f.termHashes, h);
-    else holds(f.tokens!, h);
+    else (holds ??= termMatcher(groups))(f.tokens!, h);
     return h;
   });
   // Per document, which words the union of its candidates holds (a long document's chunks each hold part of
@@ -107,9 +107,6 @@ export function withCoverage(fused: FusedChunk[], groups: string[][], weights: n
   return { fused: out, matchable };
 }
 
-/** FNV-1a offset basis and prime (32-bit; Fowler–Noll–Vo, IETF draft-eastlake-fnv). */
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
 /** Hash bits kept: 30, so that Map keys stay small integers (V8 Smis) instead of heap numbers. */
 const HASH_MASK = 0x3fffffff;
 
@@ -127,9 +124,7 @@ export function termMatcher(groups: string[][]): (tokens: string, h: boolean[]) 
   const byHash = new Map<number, Array<{ term: string; groups: number[] }>>();
   groups.forEach((g, w) => g.forEach((term) => {
     if (!term) return;
-    let hash = FNV_OFFSET;
-    for (let i = 0; i < term.length; i++) hash = Math.imul(hash ^ term.charCodeAt(i), FNV_PRIME);
-    const key = hash & HASH_MASK;
+    const key = termHash(term) & HASH_MASK;
     const list = byHash.get(key) ?? [];
     const entry = list.find((e) => e.term === term);
     if (entry) { if (!entry.groups.includes(w)) entry.groups.push(w); } else list.push({ term, groups: [w] });
