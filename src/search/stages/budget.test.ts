@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { admissiblePrefix, admitWithinBudget, clampBudget, CLUSTER_MARGIN, type BudgetItem } from './budget.ts';
+import { admissiblePrefix, admitWithinBudget, clampBudget, CLUSTER_MARGIN, CLUSTER_MIN_SCORE, type BudgetItem } from './budget.ts';
 
 const item = (docId: string, score: number, tokens: number, coreTokens = tokens, docOverhead = 0): BudgetItem => ({ docId, score, tokens, coreTokens, docOverhead });
 
@@ -63,6 +63,19 @@ test('no growth when the hits at the cut are far apart or all from one document'
   assert.deepEqual(oneDoc.admitted.map((a) => a.index), [0, 1]);
   assert.equal(oneDoc.grewForCluster, false);
   assert.equal(oneDoc.dropped, 1);
+});
+
+test('no growth past the target when the hit at the cut is probably irrelevant (min_relevance 0)', () => {
+  // Scores as a min_relevance: 0 request meets them: everything below 0.05 is within CLUSTER_MARGIN.
+  const low = [item('a', 0.9, 400), item('b', 0.04, 400), item('c', 0.03, 400), item('d', 0.02, 400), item('e', 0.01, 400)];
+  const r = admitWithinBudget(low, { target: 1000, max: 5000 });
+  assert.deepEqual(r.admitted.map((a) => a.index), [0, 1]);
+  assert.equal(r.grewForCluster, false);
+  assert.equal(r.tokens, 800);
+  // The same shape just above the floor still grows.
+  const s = CLUSTER_MIN_SCORE;
+  const high = [item('a', 0.9, 400), item('b', s + 0.04, 400), item('c', s + 0.03, 400), item('d', s + 0.02, 400)];
+  assert.equal(admitWithinBudget(high, { target: 1000, max: 5000 }).grewForCluster, true);
 });
 
 test('a lone best hit larger than the target uses max_tokens, and is cut when larger still', () => {

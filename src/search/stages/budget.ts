@@ -3,11 +3,21 @@
 // retrieved chunks). At the first hit that fits in neither form the result is cut — except that the
 // budget may grow toward `max_tokens` to finish a tight cluster: when the hits around the cut (scores
 // within CLUSTER_MARGIN of the last admitted one) come from at least two documents, the rest of that
-// cluster is admitted while it fits `max_tokens`. Every hit that passed the relevance filters but was not
+// cluster is admitted while it fits `max_tokens` — provided the last admitted hit is probably relevant
+// (score ≥ CLUSTER_MIN_SCORE): a tie among hits the service itself deems irrelevant, which is what a request
+// with a low `min_relevance` meets at its cut, is no reason to pass the target. Every hit that passed the relevance filters but was not
 // admitted counts in `results_dropped`.
 
 /** Score distance (probability units) within which hits at the cut form one cluster. */
 export const CLUSTER_MARGIN = 0.05;
+
+/**
+ * Lowest score of the last admitted hit at which the budget may grow past `target_tokens` for a cluster:
+ * the spec's default `min_relevance` (0.3), the score below which the service holds a hit probably
+ * irrelevant. Without it a request with `min_relevance: 0` found every hit below 0.05 "tied" with its
+ * cut and grew to `max_tokens` (11 900 tokens of a 5 000 target at 100k chunks, bench:latency, issue 15).
+ */
+export const CLUSTER_MIN_SCORE = 0.3;
 
 export interface BudgetItem {
   docId: string;
@@ -74,8 +84,9 @@ export function clampBudget(target: number | undefined, max: number | undefined)
  * @param budget  target and max tokens (already clamped)
  * @param hasMore true when more (not yet expanded) hits follow `items`
  * @param margin  cluster margin (default CLUSTER_MARGIN)
+ * @param minScore lowest score of the last admitted hit at which a cluster may grow (CLUSTER_MIN_SCORE)
  */
-export function admitWithinBudget(items: BudgetItem[], budget: { target: number; max: number }, hasMore = false, margin = CLUSTER_MARGIN): BudgetResult {
+export function admitWithinBudget(items: BudgetItem[], budget: { target: number; max: number }, hasMore = false, margin = CLUSTER_MARGIN, minScore = CLUSTER_MIN_SCORE): BudgetResult {
   const admitted: Admission[] = [];
   const docsIn = new Set<string>();
   let used = 0;
@@ -106,7 +117,7 @@ export function admitWithinBudget(items: BudgetItem[], budget: { target: number;
 
   let grewForCluster = false;
   let needsMore = hasMore && i >= items.length;
-  if (i < items.length && admitted.length > 0) {
+  if (i < items.length && admitted.length > 0 && items[admitted[admitted.length - 1].index].score >= minScore) {
     const anchor = items[admitted[admitted.length - 1].index].score;
     let end = i;
     while (end < items.length && items[end].score >= anchor - margin) end++;
