@@ -7,7 +7,9 @@
 // articles), SciFact test claims among 0, 10 and 1 000 other abstracts. FinanceBench is a test set only.
 // Prints a table and writes bench/results/answers.json. Usage:
 //   npm run bench:answers [-- --sets financebench,xquad,scifact] [-- --langs en,de] [-- --limit N]
-//                         [-- --sizes 1,10] [-- --no-verbose] [-- --calibration]
+//                         [-- --sizes 1,10] [-- --no-verbose] [-- --calibration] [-- --body JSON]
+//   --body JSON  request fields merged into every question's request (e.g. '{"min_relevance":0}' to see
+//                what the threshold costs); results then go to bench/results/answers-body.json
 import { initAnalysis } from '../src/analysis/analyzer.ts';
 import { mean, ndcgAt, recallAt, dedupe, writeResult } from './lib/beir.ts';
 import { startBenchApp } from './lib/bench-app.ts';
@@ -25,6 +27,7 @@ const limit = Number(arg('--limit', '100'));
 const sizes = arg('--sizes', '1,10').split(',').map(Number);
 const verbose = !process.argv.includes('--no-verbose');
 const showCalibration = process.argv.includes('--calibration');
+const body = JSON.parse(arg('--body', '{}')) as Record<string, unknown>;
 
 interface Row {
   case: string;
@@ -43,7 +46,7 @@ async function runCase(app: Awaited<ReturnType<typeof startBenchApp>>, c: EvalCa
   let empty = 0;
   for (const [i, q] of c.questions.entries()) {
     const text = form === 'plain' ? q.text : verboseForm(q.text, i);
-    const a = await ask(app, q.project, text, q.extra ?? {}, q.path);
+    const a = await ask(app, q.project, text, { ...(q.extra ?? {}), ...body }, q.path);
     const hit = q.inContext ? q.inContext(a.context) : a.admitted.some((h) => q.relevant(h));
     ok.push(hit ? 1 : 0);
     tokens.push(a.tokens);
@@ -96,7 +99,7 @@ async function main(): Promise<void> {
   }
   console.table(rows);
   if (showCalibration) for (const [k, v] of Object.entries(calibrations)) { console.log(`calibration ${k}`); console.table(v); }
-  console.log(`results: ${writeResult('answers', { rows, calibrations, args: { sets, langs, limit, sizes, verbose } })}`);
+  console.log(`results: ${writeResult(Object.keys(body).length ? 'answers-body' : 'answers', { rows, calibrations, args: { sets, langs, limit, sizes, verbose, body } })}`);
 }
 
 await main();
