@@ -17,12 +17,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Table as ArrowTable } from 'apache-arrow';
 import { initAnalysis } from '../src/analysis/analyzer.ts';
-import { cosine } from '../src/internal/cosine.ts';
 import { loadBuiltinEmbedder } from '../src/models/builtin-embedder.ts';
 import { analyseQuery } from '../src/search/stages/analyze-query.ts';
 import { SEARCH_COLUMNS } from '../src/storage/lance-arrow.ts';
 import { TERMS_COLUMN } from '../src/storage/lance-layout.ts';
 import { beirDir, readJsonl, repoRoot } from './lib/beir.ts';
+import { exactTruth, idsOf, recallsAt, rescoredIds } from './lib/ann-recall.ts';
 import { percentile } from './lib/quality.ts';
 
 const argOf = (name: string): string | undefined => { const i = process.argv.indexOf(name); return i >= 0 ? process.argv[i + 1] : undefined; };
@@ -50,10 +50,7 @@ const db = await lancedb.connect(path.join(DIR, 'lance'), { readConsistencyInter
 const table = await db.openTable(kept.namespace);
 const serviceColumns = [...SEARCH_COLUMNS, TERMS_COLUMN, 'vector'];
 
-const ids = (t: ArrowTable): string[] => {
-  const c = t.getChild('id');
-  return c ? Array.from({ length: t.numRows }, (_, i) => String(c.get(i))) : [];
-};
+const ids = idsOf;
 const vectorQuery = (v: Float32Array, ef: number, refine: number | undefined, service: boolean) => {
   let q = table.vectorSearch(v).column('vector').distanceType('cosine').ef(ef);
   if (refine !== undefined) q = q.refineFactor(refine);
@@ -66,25 +63,10 @@ const bm25Query = (text: string) => table.query()
 
 // Ground truth: exact distances of the top LIMIT + 20 (to see ties at the cut).
 const t0 = performance.now();
-const exact: Array<{ dist: Map<string, number>; cut: number[] }> = [];
-for (const q of queries) {
-  const t = await table.vectorSearch(q.vector).column('vector').distanceType('cosine').bypassVectorIndex().select(['id', '_distance']).limit(LIMIT + 20).toArrow();
-  const d = t.getChild('_distance')!;
-  const list = ids(t).map((id, i) => [id, Number(d.get(i))] as const);
-  exact.push({ dist: new Map(list), cut: KS.map((k) => list[k - 1][1]) });
-}
+const exact = await exactTruth(table, queries.map((q) => q.vector), LIMIT, KS);
 console.log(`${kept.chunks} chunks, ${queries.length} queries (of ${all.length}; ${all.length - usable.length} without vocabulary hits skipped); exact top-${LIMIT} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-
-/** Recall@k of each k in KS for one query's approximate id list. */
-function recalls(q: number, got: string[]): number[] {
-  return KS.map((k, j) => got.slice(0, k).filter((id) => (exact[q].dist.get(id) ?? Infinity) <= exact[q].cut[j] + 1e-6).length / k);
-}
-
-/** Ids of a service-column result re-sorted by the exact cosine of the returned vectors (what lance-index.ts does). */
-function rescored(v: Float32Array, t: ArrowTable): string[] {
-  const col = t.getChild('vector')!;
-  return ids(t).map((id, i) => ({ id, s: cosine(v, col.get(i)!.toArray() as Float32Array) ?? 0 })).sort((a, b) => b.s - a.s).map((x) => x.id);
-}
+const recalls = (q: number, got: string[]) => recallsAt(exact[q], KS, got);
+const rescored = rescoredIds;
 
 interface Config { name: string; ef?: number; refine?: number; service?: boolean; run: (q: number, set: typeof queries) => Promise<ArrowTable | unknown> }
 const configs: Config[] = [];

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { initAnalysis } from '../src/analysis/analyzer.ts';
 import { analyseQuery } from '../src/search/stages/analyze-query.ts';
 import { STORED_COLUMNS } from '../src/storage/lance-arrow.ts';
-import { ANN_EF } from '../src/storage/lance-index.ts';
+import { annOf, withAnnParams } from '../src/storage/lance-ann.ts';
 import { sqlString } from '../src/storage/lance-sql.ts';
 import { beirDir, readJsonl } from './lib/beir.ts';
 import { percentile } from './lib/quality.ts';
@@ -29,6 +29,7 @@ const vectors = await Promise.all(queries.map((q) => app.handle.services.embedde
 await app.close();
 const db = await lancedb.connect(path.join(dir, 'lance'));
 const table = await db.openTable(kept.namespace);
+const ann = annOf(await table.listIndices()); // the service's query parameters for this table's index
 const rand = rng(7);
 const docId = () => `syn-${String(Math.floor(rand() * kept.docs)).padStart(6, '0')}`;
 const cols = [...STORED_COLUMNS];
@@ -36,9 +37,9 @@ const cols = [...STORED_COLUMNS];
 const cases: Record<string, (i: number) => Promise<unknown>> = {
   'chunk ranges of 10 documents (one read)': () => table.query().where(Array.from({ length: 10 }, () => `(doc_id = ${sqlString(docId())} AND chunk_index >= 2 AND chunk_index <= 18)`).join(' OR ')).select(cols).toArrow(),
   'one document, chunks 0..15': () => table.query().where(`doc_id = ${sqlString(docId())} AND chunk_index >= 0 AND chunk_index <= 15`).select(cols).toArrow(),
-  'vector top-100, doc_id IN (20 documents)': (i) => table.vectorSearch(vectors[i % vectors.length]).distanceType('cosine').ef(ANN_EF)
+  'vector top-100, doc_id IN (20 documents)': (i) => withAnnParams(table.vectorSearch(vectors[i % vectors.length]).distanceType('cosine'), ann, 100)
     .where(`doc_id IN (${Array.from({ length: 20 }, () => sqlString(docId())).join(', ')})`).select([...cols, 'vector', '_distance']).limit(100).toArrow(),
-  'vector top-100, doc_id NOT IN (5 documents)': (i) => table.vectorSearch(vectors[i % vectors.length]).distanceType('cosine').ef(ANN_EF)
+  'vector top-100, doc_id NOT IN (5 documents)': (i) => withAnnParams(table.vectorSearch(vectors[i % vectors.length]).distanceType('cosine'), ann, 100)
     .where(`doc_id NOT IN (${Array.from({ length: 5 }, () => sqlString(docId())).join(', ')})`).select([...cols, 'vector', '_distance']).limit(100).toArrow(),
   'BM25 top-100, doc_id IN (20 documents)': (i) => table.query().fullTextSearch(new lancedb.MatchQuery(analyseQuery(queries[i % queries.length], 'en').terms.join(' '), 'tokens', { operator: lancedb.Operator.Or }))
     .where(`doc_id IN (${Array.from({ length: 20 }, () => sqlString(docId())).join(', ')})`).select([...cols, 'vector', '_score']).limit(100).toArrow(),

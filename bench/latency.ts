@@ -26,7 +26,7 @@ import path from 'node:path';
 import { initAnalysis } from '../src/analysis/analyzer.ts';
 import { analyseQuery } from '../src/search/stages/analyze-query.ts';
 import { STORED_COLUMNS } from '../src/storage/lance-arrow.ts';
-import { ANN_EF } from '../src/storage/lance-index.ts';
+import { annOf, withAnnParams } from '../src/storage/lance-ann.ts';
 import { loadBeir, readJsonl, beirDir, repoRoot, writeResult } from './lib/beir.ts';
 import { startApiProcess } from './lib/api-process.ts';
 import { createBenchProject, startBenchApp } from './lib/bench-app.ts';
@@ -160,10 +160,11 @@ async function main(): Promise<void> {
     const lancedb = await import('@lancedb/lancedb');
     const db = await lancedb.connect(path.join(dataDir, 'lance'));
     const table = await db.openTable(project.namespace);
+    const ann = annOf(await table.listIndices()); // the service's query parameters for this table's index
     const direct = async (i: number) => {
       const k = i % queries.length;
       const [v, b] = await Promise.all([
-        table.vectorSearch(vectors[k]).column('vector').distanceType('cosine').ef(ANN_EF).select([...STORED_COLUMNS, 'vector', '_distance']).limit(100).toArrow(),
+        withAnnParams(table.vectorSearch(vectors[k]).column('vector').distanceType('cosine'), ann, 100).select([...STORED_COLUMNS, 'vector', '_distance']).limit(100).toArrow(),
         table.query().fullTextSearch(new lancedb.MatchQuery(terms[k].join(' '), 'tokens', { operator: lancedb.Operator.Or })).select([...STORED_COLUMNS, 'vector', '_score']).limit(100).toArrow(),
       ]);
       return v.numRows > 0 && b.numRows >= 0;

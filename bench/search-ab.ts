@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { analyseQuery } from '../src/search/stages/analyze-query.ts';
 import { STORED_COLUMNS } from '../src/storage/lance-arrow.ts';
-import { ANN_EF } from '../src/storage/lance-index.ts';
+import { annOf, withAnnParams } from '../src/storage/lance-ann.ts';
 import { beirDir, readJsonl, repoRoot } from './lib/beir.ts';
 import { percentile } from './lib/quality.ts';
 
@@ -83,11 +83,12 @@ async function main(): Promise<void> {
     const lancedb = await import('@lancedb/lancedb');
     const db = await lancedb.connect(path.join(DIR!, 'lance'));
     const table = await db.openTable(kept.namespace);
+    const ann = annOf(await table.listIndices()); // the service's query parameters for this table's index
     const direct = async (k: number) => {
       const vector = await apps.after.services.embedder.embedQuery(queries[k]);
       const terms = analyseQuery(queries[k], 'en').terms;
       await Promise.all([
-        table.vectorSearch(vector).column('vector').distanceType('cosine').ef(ANN_EF).select([...STORED_COLUMNS, 'vector', '_distance']).limit(100).toArrow(),
+        withAnnParams(table.vectorSearch(vector).column('vector').distanceType('cosine'), ann, 100).select([...STORED_COLUMNS, 'vector', '_distance']).limit(100).toArrow(),
         table.query().fullTextSearch(new lancedb.MatchQuery(terms.join(' '), 'tokens', { operator: lancedb.Operator.Or })).select([...STORED_COLUMNS, 'vector', '_score']).limit(100).toArrow(),
       ]);
     };

@@ -200,7 +200,7 @@ test('parallel writers to one namespace all land; ANN index built past the thres
   const hits = await index.vectorSearch('ns_par', vec(`${docs[9].id}:1`), 10, { excludeDocIds: [docs[1].id] });
   assert.equal(hits[0].chunk.id, `${docs[9].id}:1`);
   assert.ok(Math.abs(hits[0].score - 1) < 1e-3);
-  // With the IVF_HNSW_SQ index Lance's unrefined `_distance` is quantised; scores must be exact cosines, best first.
+  // Scores must be exact cosines, best first, whatever the index (IVF_HNSW_SQ's unrefined `_distance` is quantised).
   const q = vec('rescoring query');
   const ranked = await index.vectorSearch('ns_par', q, 50);
   assert.equal(ranked.length, 50);

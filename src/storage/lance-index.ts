@@ -1,7 +1,7 @@
 // The default data plane: NamespaceIndex on LanceDB (DESIGN.md §2). One Lance table per namespace holds
 // the chunks, their vectors and their pre-analysed tokens; BM25 comes from Lance's native FTS index on
-// `tokens`, vector search is cosine (flat until the table passes a size threshold, then IVF_HNSW_SQ,
-// built in optimize()), and ChunkFilter prefilters run inside the engine before ranking. Writes to one
+// `tokens`, vector search is cosine (flat until the table passes a size threshold, then IVF_FLAT or
+// IVF_HNSW_SQ by lance-ann.ts, built in optimize()), and ChunkFilter prefilters run inside the engine before ranking. Writes to one
 // namespace are serialised in-process and, with coordination (issue 14, docs/scale-out.md), across nodes
 // by the namespace's writer lease; reads run concurrently on cached table handles.
 
@@ -10,7 +10,8 @@ import { cosine } from '../internal/cosine.ts';
 import { AppError } from '../internal/errors.ts';
 import { arrowToChunks, arrowToLayout, LAYOUT_COLUMNS, rowsToArrow, sameSignature, SEARCH_COLUMNS, STORED_COLUMNS } from './lance-arrow.ts';
 import { ensureLayoutColumns, LAYOUT_COLUMN, storedColumnsOf, TERMS_COLUMN } from './lance-layout.ts';
-import { AutoOptimizer, buildAnnIfDue, ensureDocIdIndex, ensureFts, findFts, type TableState } from './lance-maintenance.ts';
+import { annOf, ensureAnn, withAnnParams } from './lance-ann.ts';
+import { AutoOptimizer, ensureDocIdIndex, ensureFts, findFts, type TableState } from './lance-maintenance.ts';
 import { KeyedCoalescer, KeyedMutex } from './lance-mutex.ts';
 import { assertNamespace, filterToWhere, rangesToWhere, sqlString } from './lance-sql.ts';
 import { attrColumnsOf, compileAttrExpr, ensureAttrColumns } from './lance-attributes.ts';
@@ -47,7 +48,7 @@ export interface LanceIndexOptions {
    * handles to the latest version when the counter changed (read at most every `syncMs`, default 100).
    */
   coordination?: Coordination;
-  /** Row count from which optimize() builds the IVF_HNSW_SQ index. Default 50 000 (DESIGN.md §2). */
+  /** Row count from which optimize() builds the vector index (lance-ann.ts). Default 50 000 (DESIGN.md §2). */
   annThreshold?: number;
   /** Rows per Arrow batch on write. Default 2 000: building a batch is synchronous (≈20 ms per 1 000 rows), so
    *  smaller batches keep the event loop free (issue 13); DESIGN.md §2 measured 26k rows/s at 10k. */
@@ -59,14 +60,6 @@ export interface LanceIndexOptions {
   /** Receives background-optimize failures. Default: process.emitWarning. */
   onMaintenanceError?: (namespace: string, err: unknown) => void;
 }
-
-/**
- * HNSW search breadth (raised to 2 × limit). Measured by bench/ann-params.ts at 100k chunks
- * (docs/performance.md "ANN parameters"): ef 400 without Lance's refine, rescored here by the exact cosine
- * of the vectors the query reads anyway, gives recall@100 0.907 / @10 0.930 against exact search; the
- * former ef 300 + refineFactor 2 gave 0.895 / 0.921 at 17–18 % more vector-query time.
- */
-export const ANN_EF = 400;
 
 /** How long a table found without the stored-layout columns is read as such before its schema is checked again (another process may add them). */
 const LAYOUT_RECHECK_MS = 10_000;
@@ -182,11 +175,8 @@ export class LanceNamespaceIndex implements NamespaceIndex {
         );
       }
       // Prefilter is LanceDB's default for vectorSearch (only postfilter() turns it off): never call it.
-      let q = state.table
-        .vectorSearch(vector)
-        .column('vector')
-        .distanceType('cosine')
-        .ef(Math.max(ANN_EF, 2 * limit))
+      if (state.ann === undefined) state.ann = annOf(await state.table.listIndices());
+      let q = withAnnParams(state.table.vectorSearch(vector).column('vector').distanceType('cosine'), state.ann, limit)
         .select([...(await this.searchColumns(state, opts)), 'vector', '_distance'])
         .limit(limit)
         .withRowId();
@@ -195,7 +185,8 @@ export class LanceNamespaceIndex implements NamespaceIndex {
       if (where) q = q.where(where);
       // Without refineFactor an IVF_HNSW_SQ `_distance` is the quantised one (off by 0.27 on average at
       // 100k, bench/ann-params.ts): score by the exact cosine of the returned vectors instead (the same
-      // order as refineFactor(1), without its second read of the vectors). A zero vector scores 0.
+      // order as refineFactor(1), without its second read of the vectors; for IVF_FLAT and flat search it
+      // equals 1 − _distance). A zero vector scores 0.
       const hits = arrowToChunks(await q.toArrow(), '_distance')
         .map(({ chunk, raw, vector: v, tokens, termHashes }) => ({ chunk, score: v ? (cosine(vector, v) ?? 0) : 1 - raw, vector: v, tokens, termHashes }))
         .sort((a, b) => b.score - a.score);
@@ -314,7 +305,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
         const rows = await state.table.countRows();
         // Long (≈30 s per 100k rows): outside the in-process write lock (Lance commits it next to this
         // process's concurrent appends), but under the writer lease: other nodes wait for it.
-        await this.commit(namespace, () => buildAnnIfDue(this.lancedb, state.table, rows, this.opts.annThreshold ?? 50_000), false);
+        if (await this.commit(namespace, () => ensureAnn(this.lancedb, state.table, rows, this.opts.annThreshold ?? 50_000), false)) state.ann = undefined;
         await this.commit(namespace, async () => {
           await ensureDocIdIndex(this.lancedb, state.table, rows);
           await state.table.optimize({ cleanupOlderThan: new Date(Date.now() - graceMs) });

@@ -1,10 +1,11 @@
 // Index upkeep for LanceDB namespace tables: the FTS index settings and its "covers a live row" repair,
-// the size-gated IVF_HNSW_SQ vector index, and an automatic optimize trigger. Each small write is a
+// the `doc_id` BTREE index, and an automatic optimize trigger (the vector index: lance-ann.ts). Each small write is a
 // Lance commit and a new fragment; measured here (bench/lance-index.ts) 1 000 un-optimised per-document
 // commits made BM25 top-50 p50 go from 3 ms to 90 ms, so optimize must follow ingests without waiting
 // for an operator.
 
 import type * as Lance from '@lancedb/lancedb';
+import type { AnnIndex } from './lance-ann.ts';
 import type { EmbeddingSignature } from './namespace-index.ts';
 
 type LanceModule = typeof Lance;
@@ -15,6 +16,8 @@ export interface TableState {
   signature: EmbeddingSignature;
   /** Name of the FTS index on `tokens`; null until the first rows are written. */
   fts: string | null;
+  /** The vector index (lance-ann.ts); undefined = not looked up at this version yet. */
+  ann?: AnnIndex;
   /** Row count of the version the handle is at, when known (cleared whenever the handle moves). */
   count?: number;
   /**
@@ -60,19 +63,6 @@ export async function ensureFts(lancedb: LanceModule, state: TableState): Promis
   if ((await state.table.countRows()) === 0) return;
   await state.table.createIndex('tokens', { config: lancedb.Index.fts(FTS_OPTIONS), replace: true });
   state.fts = await findFts(state.table);
-}
-
-/**
- * Build the cosine IVF_HNSW_SQ index on `vector` once the table holds `threshold` rows and has none
- * (≈30 s per 100k rows on 2 cores, DESIGN.md §2). One IVF partition per million rows keeps each HNSW
- * graph's training memory bounded. Returns true when an index was built.
- */
-export async function buildAnnIfDue(lancedb: LanceModule, table: Lance.Table, rows: number, threshold: number): Promise<boolean> {
-  if (rows < threshold) return false;
-  if ((await table.listIndices()).some((i) => i.columns.includes('vector'))) return false;
-  const config = lancedb.Index.hnswSq({ distanceType: 'cosine', numPartitions: Math.max(1, Math.ceil(rows / 1_000_000)) });
-  await table.createIndex('vector', { config, replace: true });
-  return true;
 }
 
 /**

@@ -129,6 +129,7 @@ export class TableCache {
         try {
           await state.table.checkoutLatest();
           state.count = undefined;
+          state.ann = undefined;
           state.fts = await findFts(state.table);
         } catch (err) {
           if (!isNotFound(err)) throw err;
