@@ -7,6 +7,9 @@
 // exact cosine for vectors, the engine's own BM25 scores of an unfiltered exhaustive search for BM25.
 // Recall is tie-aware: a returned chunk counts if its true score reaches the k-th best true score.
 // Also shown: what a naive post-filter (top-100 unfiltered, then filter) would keep, and latencies.
+// Then the same filtered queries again after building scalar indexes on the attribute columns (BTREE on
+// the int column, LABEL_LIST on the []string one; issue 15 part 2: "measure what a scalar index … on
+// attribute columns buys for filtered queries").
 // Run: npx tsx bench/attribute-filter.ts [--chunks 100000] [--queries 100]   (≈10 min at 100k on 2 cores;
 // writes bench/results/attribute-filter.json when run at ≥ 100k chunks)
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -97,7 +100,7 @@ try {
   console.log(`wrote ${rows.length} rows with 2 attribute columns in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   t0 = performance.now();
   await index.optimize(NS);
-  console.log(`optimize (FTS + IVF_HNSW_SQ past 50k rows): ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(`optimize (FTS + vector index past 50k rows): ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
   const queries = (await readFile(path.join(DATA, 'queries.jsonl'), 'utf8')).split('\n').filter(Boolean)
     .map((l) => JSON.parse(l).text as string).slice(0, N_QUERIES);
@@ -119,39 +122,56 @@ try {
   console.log(`\n${rows.length} chunks, ${queries.length} SciFact queries, top-${K}`);
   console.log(`unfiltered vector                         ${fmt(base.vec)}`);
   console.log(`unfiltered BM25                           ${fmt(base.bm25)}`);
-  const results: Record<string, unknown> = {};
-  for (const f of filters) {
-    const kept = rows.filter(f.keep);
-    const filter: ChunkFilter = { attributes: f.expr };
-    const lat = { vec: [] as number[], bm25: [] as number[], hybrid: [] as number[] };
-    const rec = { vec10: [] as number[], vec50: [] as number[], bm10: [] as number[], bm50: [] as number[], naiveVec: [] as number[], naiveBm: [] as number[] };
-    for (let q = 0; q < queries.length; q++) {
-      const exactVec = new Map<string, number>();
-      for (const r of kept) { let d = 0; for (let i = 0; i < r.vector.length; i++) d += r.vector[i] * qv[q][i]; exactVec.set(r.id, d); }
-      const keptIds = new Set(kept.map((r) => r.id));
-      const exactBm = new Map([...allBm25[q]].filter(([id]) => keptIds.has(id)));
-      const [vec, tv] = await timed(() => index.vectorSearch(NS, qv[q], K, filter));
-      const [bm, tb] = await timed(() => index.bm25Search(NS, qt[q], K, filter));
-      const [, th] = await timed(() => Promise.all([index.vectorSearch(NS, qv[q], 100, filter), index.bm25Search(NS, qt[q], 100, filter)]));
-      lat.vec.push(tv); lat.bm25.push(tb); lat.hybrid.push(th);
-      const ids = (hs: IndexHit[]) => hs.map((h) => h.chunk.id);
-      if (ids(vec).some((id) => !keptIds.has(id)) || ids(bm).some((id) => !keptIds.has(id))) throw new Error(`${f.label}: a hit outside the filter`);
-      rec.vec10.push(recallAt(10, exactVec, ids(vec))); rec.vec50.push(recallAt(K, exactVec, ids(vec)));
-      rec.bm10.push(recallAt(10, exactBm, ids(bm))); rec.bm50.push(recallAt(K, exactBm, ids(bm)));
-      // Naive post-filter: unfiltered top-100, then drop what the filter excludes.
-      rec.naiveVec.push(recallAt(K, exactVec, ids(await index.vectorSearch(NS, qv[q], 100)).filter((id) => keptIds.has(id))));
-      rec.naiveBm.push(recallAt(K, exactBm, ids(await index.bm25Search(NS, qt[q], 100)).filter((id) => keptIds.has(id))));
+  const measure = async (index: Awaited<ReturnType<typeof openLanceIndex>>, results: Record<string, unknown>) => {
+    for (const f of filters) {
+      const kept = rows.filter(f.keep);
+      const filter: ChunkFilter = { attributes: f.expr };
+      const lat = { vec: [] as number[], bm25: [] as number[], hybrid: [] as number[] };
+      const rec = { vec10: [] as number[], vec50: [] as number[], bm10: [] as number[], bm50: [] as number[], naiveVec: [] as number[], naiveBm: [] as number[] };
+      for (let q = 0; q < queries.length; q++) {
+        const exactVec = new Map<string, number>();
+        for (const r of kept) { let d = 0; for (let i = 0; i < r.vector.length; i++) d += r.vector[i] * qv[q][i]; exactVec.set(r.id, d); }
+        const keptIds = new Set(kept.map((r) => r.id));
+        const exactBm = new Map([...allBm25[q]].filter(([id]) => keptIds.has(id)));
+        const [vec, tv] = await timed(() => index.vectorSearch(NS, qv[q], K, filter));
+        const [bm, tb] = await timed(() => index.bm25Search(NS, qt[q], K, filter));
+        const [, th] = await timed(() => Promise.all([index.vectorSearch(NS, qv[q], 100, filter), index.bm25Search(NS, qt[q], 100, filter)]));
+        lat.vec.push(tv); lat.bm25.push(tb); lat.hybrid.push(th);
+        const ids = (hs: IndexHit[]) => hs.map((h) => h.chunk.id);
+        if (ids(vec).some((id) => !keptIds.has(id)) || ids(bm).some((id) => !keptIds.has(id))) throw new Error(`${f.label}: a hit outside the filter`);
+        rec.vec10.push(recallAt(10, exactVec, ids(vec))); rec.vec50.push(recallAt(K, exactVec, ids(vec)));
+        rec.bm10.push(recallAt(10, exactBm, ids(bm))); rec.bm50.push(recallAt(K, exactBm, ids(bm)));
+        // Naive post-filter: unfiltered top-100, then drop what the filter excludes.
+        rec.naiveVec.push(recallAt(K, exactVec, ids(await index.vectorSearch(NS, qv[q], 100)).filter((id) => keptIds.has(id))));
+        rec.naiveBm.push(recallAt(K, exactBm, ids(await index.bm25Search(NS, qt[q], 100)).filter((id) => keptIds.has(id))));
+      }
+      console.log(`\nfilter ${f.label}: keeps ${kept.length} chunks (${((100 * kept.length) / rows.length).toFixed(1)}%)`);
+      console.log(`  vector prefiltered   ${fmt(lat.vec)}   recall@10 ${mean(rec.vec10).toFixed(3)}  recall@${K} ${mean(rec.vec50).toFixed(3)}   (naive post-filter recall@${K} ${mean(rec.naiveVec).toFixed(3)})`);
+      console.log(`  BM25 prefiltered     ${fmt(lat.bm25)}   recall@10 ${mean(rec.bm10).toFixed(3)}  recall@${K} ${mean(rec.bm50).toFixed(3)}   (naive post-filter recall@${K} ${mean(rec.naiveBm).toFixed(3)})`);
+      console.log(`  retrieve (both, top-100, in parallel)  ${fmt(lat.hybrid)}`);
+      results[f.label] = { kept: kept.length, latency: { vec: pct(lat.vec, 0.5), bm25: pct(lat.bm25, 0.5), hybrid: pct(lat.hybrid, 0.5) }, recall: Object.fromEntries(Object.entries(rec).map(([k, v]) => [k, mean(v)])) };
     }
-    console.log(`\nfilter ${f.label}: keeps ${kept.length} chunks (${((100 * kept.length) / rows.length).toFixed(1)}%)`);
-    console.log(`  vector prefiltered   ${fmt(lat.vec)}   recall@10 ${mean(rec.vec10).toFixed(3)}  recall@${K} ${mean(rec.vec50).toFixed(3)}   (naive post-filter recall@${K} ${mean(rec.naiveVec).toFixed(3)})`);
-    console.log(`  BM25 prefiltered     ${fmt(lat.bm25)}   recall@10 ${mean(rec.bm10).toFixed(3)}  recall@${K} ${mean(rec.bm50).toFixed(3)}   (naive post-filter recall@${K} ${mean(rec.naiveBm).toFixed(3)})`);
-    console.log(`  retrieve (both, top-100, in parallel)  ${fmt(lat.hybrid)}`);
-    results[f.label] = { kept: kept.length, latency: { vec: pct(lat.vec, 0.5), bm25: pct(lat.bm25, 0.5), hybrid: pct(lat.hybrid, 0.5) }, recall: Object.fromEntries(Object.entries(rec).map(([k, v]) => [k, mean(v)])) };
-  }
-  const out = { chunks: rows.length, documents: docs, queries: queries.length, k: K, results };
+  };
+  const results: Record<string, unknown> = {};
+  await measure(index, results);
+  await index.close();
+  // Scalar indexes on the attribute columns, built on the same table, then the same queries.
+  const lancedb = await import('@lancedb/lancedb');
+  const db = await lancedb.connect(dir);
+  const table = await db.openTable(NS);
+  t0 = performance.now();
+  await table.createIndex('attr_tenant', { config: lancedb.Index.btree() });
+  await table.createIndex('attr_tags', { config: lancedb.Index.labelList() });
+  console.log(`\nscalar indexes on attr_tenant (BTREE) and attr_tags (LABEL_LIST) built in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  table.close();
+  db.close();
+  const indexed = await openLanceIndex({ uri: dir, autoOptimizeEveryWrites: 0 });
+  const withScalar: Record<string, unknown> = {};
+  await measure(indexed, withScalar);
+  await indexed.close();
+  const out = { chunks: rows.length, documents: docs, queries: queries.length, k: K, results, withScalarIndexes: withScalar };
   console.log('\n' + JSON.stringify(out));
   if (rows.length >= 100_000) await writeFile(path.join(repoRoot, 'bench', 'results', 'attribute-filter.json'), JSON.stringify(out, null, 2) + '\n');
-  await index.close();
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
-import { annOf, ensureAnn, IVF_FLAT_MAX_DIM, ivfPartitionsFor, nprobesFor } from './lance-ann.ts';
+import { annOf, ensureAnn, IVF_FLAT_MAX_DIM, ivfPartitionsFor, nprobesFor, withAnnParams } from './lance-ann.ts';
 
 /** Deterministic pseudo-random rows (xorshift), `dim`-dimensional. */
 function rows(n: number, dim: number, from = 0): Array<{ id: string; vector: number[] }> {
@@ -76,6 +76,23 @@ test('an IVF_FLAT index whose vectors outgrow the byte bound is rebuilt as IVF_H
     const vector = (await table.listIndices()).filter((i) => i.columns.includes('vector'));
     assert.deepEqual(vector.map((i) => i.indexType), ['IvfHnswSq']);
     assert.equal(await ensureAnn(lancedb, table, 610, 100, bound), false, 'then left alone');
+  });
+});
+
+test('IVF_FLAT: a narrow prefilter still returns its rows (probing continues past nprobesFor while too few passed)', async () => {
+  await withDb(async (db) => {
+    const data = rows(20_000, 16).map((r, i) => ({ ...r, g: i % 1000 }));
+    const table = await db.createTable('t', data);
+    assert.equal(await ensureAnn(lancedb, table, data.length, 100), true);
+    const ann = annOf(await table.listIndices());
+    assert.deepEqual(ann, { kind: 'ivf_flat', partitions: ivfPartitionsFor(20_000) });
+    // 20 rows pass the filter, scattered over the partitions; a fixed nprobes finds few or none of them.
+    const query = () => table.vectorSearch(data[3].vector).distanceType('cosine').where('g = 3');
+    const hits = await withAnnParams(query(), ann, 20).limit(20).toArray();
+    assert.equal(hits.length, 20);
+    assert.equal(hits[0].id, 'r3');
+    const fixed = await query().nprobes(nprobesFor(ivfPartitionsFor(20_000))).limit(20).toArray();
+    assert.ok(fixed.length < 20, `a fixed nprobes returned ${fixed.length}`);
   });
 });
 

@@ -56,11 +56,14 @@ export function annOf(indices: Array<{ name: string; columns: string[] }>): AnnI
 }
 
 /**
- * Set the query-time parameters of a vector query for the table's index: nprobes for IVF_FLAT, ef for
- * IVF_HNSW_SQ (Lance requires ef ≥ limit). No index: flat search, nothing to set.
+ * Set the query-time parameters of a vector query for the table's index. IVF_FLAT: probe nprobesFor(P)
+ * partitions, and more, up to all P, only while fewer than `limit` rows passed the prefilter — with a
+ * fixed `nprobes` a narrow filter (one document, a rare attribute value) found nothing in the probed
+ * partitions and the query returned no rows at all. IVF_HNSW_SQ: ef (Lance requires ef ≥ limit). No
+ * index: flat search, nothing to set.
  */
 export function withAnnParams(q: Lance.VectorQuery, ann: AnnIndex, limit: number): Lance.VectorQuery {
-  if (ann?.kind === 'ivf_flat') return q.nprobes(nprobesFor(ann.partitions));
+  if (ann?.kind === 'ivf_flat') return q.minimumNprobes(nprobesFor(ann.partitions)).maximumNprobes(ann.partitions);
   if (ann?.kind === 'other') return q.ef(Math.max(ANN_EF, 2 * limit));
   return q;
 }
