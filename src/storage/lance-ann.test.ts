@@ -96,12 +96,15 @@ test('IVF_FLAT: a narrow prefilter still returns its rows (probing continues pas
   });
 });
 
-test('a table indexed before (another kind) keeps its index; large vectors get IVF_HNSW_SQ', async () => {
+test('an IVF_HNSW_SQ table of small vectors becomes IVF_FLAT when they take at most half the bound; large vectors get IVF_HNSW_SQ', async () => {
   await withDb(async (db) => {
     const legacy = await db.createTable('legacy', rows(600, 8));
     await legacy.createIndex('vector', { config: lancedb.Index.hnswSq({ distanceType: 'cosine', numPartitions: 1 }) });
     assert.deepEqual(annOf(await legacy.listIndices()), { kind: 'other' });
-    assert.equal(await ensureAnn(lancedb, legacy, 600, 100), false);
+    assert.equal(await ensureAnn(lancedb, legacy, 600, 100, 600 * 8 * 4), false, 'within the bound but not within half of it: kept');
+    assert.equal(await ensureAnn(lancedb, legacy, 600, 100), true);
+    const converted = (await legacy.listIndices()).filter((i) => i.columns.includes('vector'));
+    assert.deepEqual(converted.map((i) => i.indexType), ['IvfFlat']);
     const dim = IVF_FLAT_MAX_DIM + 32;
     const large = await db.createTable('large', rows(600, dim));
     assert.equal(await ensureAnn(lancedb, large, 600, 100), true);
@@ -109,5 +112,6 @@ test('a table indexed before (another kind) keeps its index; large vectors get I
     assert.equal(vector.length, 1);
     assert.equal(vector[0].indexType, 'IvfHnswSq');
     assert.deepEqual(annOf(vector), { kind: 'other' });
+    assert.equal(await ensureAnn(lancedb, large, 600, 100), false, 'large vectors stay on IVF_HNSW_SQ');
   });
 });

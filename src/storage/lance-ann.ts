@@ -11,7 +11,8 @@
 // cost grows with the dimension; 384–1 024 not measured here), gets IVF_HNSW_SQ (1-byte codes and a
 // graph). Partitions are trained once; a table that has grown 4× since is rebuilt on its next optimize
 // (cheap for IVF_FLAT), so a partition keeps ≈ 16 · √rows rows, and one that outgrows the byte bound is
-// rebuilt as IVF_HNSW_SQ. Tables indexed before keep their IVF_HNSW_SQ index.
+// rebuilt as IVF_HNSW_SQ; an IVF_HNSW_SQ table (indexed before this rule, or shrunk by deletions) whose
+// vectors take at most half the bound is rebuilt as IVF_FLAT.
 import type * as Lance from '@lancedb/lancedb';
 
 type LanceModule = typeof Lance;
@@ -71,7 +72,8 @@ export function withAnnParams(q: Lance.VectorQuery, ann: AnnIndex, limit: number
 /**
  * Build the table's vector index once it holds `threshold` rows; rebuild an IVF_FLAT index whose
  * partitions were trained on a quarter of the rows or fewer, or whose vectors have outgrown `maxBytes`
- * (then as IVF_HNSW_SQ). A rebuilt index is created beside the old one, which is then dropped, so
+ * (then as IVF_HNSW_SQ), and an IVF_HNSW_SQ index of ≤ 128-dimensional vectors taking ≤ maxBytes / 2 (then
+ * as IVF_FLAT). A rebuilt index is created beside the old one, which is then dropped, so
  * searches keep an index throughout.
  * @param rows      current row count
  * @param threshold rows from which a table is indexed (flat search below; DESIGN.md §2: 50 000)
@@ -83,9 +85,12 @@ export async function ensureAnn(lancedb: LanceModule, table: Lance.Table, rows: 
   if (rows < threshold) return false;
   const indices = await table.listIndices();
   const ann = annOf(indices);
-  if (ann?.kind === 'other') return false;
   const dim = vectorDimension(await table.schema());
-  const flat = dim <= IVF_FLAT_MAX_DIM && rows * dim * 4 <= maxBytes;
+  const fits = (bytes: number) => dim <= IVF_FLAT_MAX_DIM && rows * dim * 4 <= bytes;
+  // IVF_HNSW_SQ (built before, or for a table past the bound) becomes IVF_FLAT once the vectors take at
+  // most half the bound: the margin keeps a table near it from switching back and forth.
+  if (ann?.kind === 'other' && !fits(maxBytes / 2)) return false;
+  const flat = fits(maxBytes);
   const want = ivfPartitionsFor(rows);
   if (ann?.kind === 'ivf_flat' && flat && want < 2 * ann.partitions) return false;
   const name = flat ? `vector_ivf_flat_p${want}` : 'vector_idx';
