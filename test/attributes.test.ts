@@ -111,6 +111,21 @@ describe('typed attributes over HTTP', () => {
     assert.deepEqual(missing, [], 'pairs without a case');
   });
 
+  test('after optimize the attribute columns carry scalar indexes and every pair matches the same documents', async () => {
+    const ns = ((await api(server.baseUrl, key, 'GET', '/v3/docsearch/docs')).body as { namespace: string }).namespace;
+    await server.services.index.optimize(ns);
+    const lancedb = await import('@lancedb/lancedb');
+    const db = await lancedb.connect(path.join(server.dataDir, 'lance'));
+    const table = await db.openTable(ns);
+    const indexed = (await table.listIndices()).flatMap((i) => i.columns).filter((c) => c.startsWith('attr_'));
+    table.close();
+    db.close();
+    assert.ok(indexed.length >= 6, `indexed attribute columns: ${indexed.join(', ')}`);
+    for (const [type, op, value, expected] of CASES) {
+      assert.equal(await matched({ attribute_filters: [{ attr: nameOf(type), op, value }] }), expected, `${type} ${op} ${JSON.stringify(value)} (indexed)`);
+    }
+  });
+
   test('an operator the type does not offer is 400 unsupported_operator naming the offered ones', async () => {
     for (const type of ATTRIBUTE_TYPES) {
       for (const op of ALL_OPERATORS.filter((o) => !OPERATORS[type].includes(o))) {

@@ -11,6 +11,7 @@ import { AppError } from '../internal/errors.ts';
 import { arrowToChunks, arrowToLayout, LAYOUT_COLUMNS, rowsToArrow, sameSignature, SEARCH_COLUMNS, STORED_COLUMNS } from './lance-arrow.ts';
 import { ensureLayoutColumns, LAYOUT_COLUMN, storedColumnsOf, TERMS_COLUMN } from './lance-layout.ts';
 import { annOf, ensureAnn, withAnnParams } from './lance-ann.ts';
+import { ensureAttrIndexes } from './lance-attr-indexes.ts';
 import { AutoOptimizer, ensureDocIdIndex, ensureFts, findFts, type TableState } from './lance-maintenance.ts';
 import { KeyedCoalescer, KeyedMutex } from './lance-mutex.ts';
 import { assertNamespace, filterToWhere, rangesToWhere, sqlString } from './lance-sql.ts';
@@ -84,6 +85,8 @@ export async function openLanceIndex(opts: LanceIndexOptions): Promise<LanceName
 export class LanceNamespaceIndex implements NamespaceIndex {
   private readonly tables: TableCache;
   private readonly gate: CommitGate;
+  /** Where failures of background or non-fatal index upkeep go (opts.onMaintenanceError, else a process warning). */
+  private readonly onMaintenanceError: (namespace: string, err: unknown) => void;
   private readonly maintenance = new KeyedMutex();
   private readonly refresh = new KeyedCoalescer();
   private readonly auto: AutoOptimizer;
@@ -96,10 +99,10 @@ export class LanceNamespaceIndex implements NamespaceIndex {
   ) {
     this.tables = new TableCache(db, opts.coordination?.versions, opts.coordination?.syncMs ?? 100);
     this.gate = new CommitGate(this.tables, opts.coordination);
-    const onError =
+    this.onMaintenanceError =
       opts.onMaintenanceError ??
-      ((ns: string, err: unknown) => process.emitWarning(`background optimize of ${ns} failed: ${String(err)}`, 'LanceIndexWarning'));
-    this.auto = new AutoOptimizer(opts.autoOptimizeEveryWrites ?? 50, (ns) => this.optimize(ns), onError);
+      ((ns: string, err: unknown) => process.emitWarning(`index maintenance of ${ns} failed: ${String(err)}`, 'LanceIndexWarning'));
+    this.auto = new AutoOptimizer(opts.autoOptimizeEveryWrites ?? 50, (ns) => this.optimize(ns), this.onMaintenanceError);
   }
 
   async addChunks(namespace: string, rows: ChunkRecord[], signature: EmbeddingSignature): Promise<void> {
@@ -308,6 +311,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
         if (await this.commit(namespace, () => ensureAnn(this.lancedb, state.table, rows, this.opts.annThreshold ?? 50_000), false)) state.ann = undefined;
         await this.commit(namespace, async () => {
           await ensureDocIdIndex(this.lancedb, state.table, rows);
+          for (const err of (await ensureAttrIndexes(this.lancedb, state.table)).errors) this.onMaintenanceError(namespace, err);
           await state.table.optimize({ cleanupOlderThan: new Date(Date.now() - graceMs) });
           await ensureFts(this.lancedb, state); // also repairs a crash between the first add and the index build
         });
