@@ -11,6 +11,7 @@
 // at the cut count as hits). Times: p50/p95 wall ms per query and process CPU ms per query (LanceDB's
 // native threads included). Lance rejects ef < limit × refineFactor, so those cells of the grid are skipped
 // (the service raises ef to 2 × limit). LanceDB 0.37 has no query-time FTS knob (see docs/performance.md).
+// (For IVF_HNSW_SQ tables; an IVF_FLAT table, src/storage/lance-ann.ts, is refused: see bench/ann-build.ts.)
 // Usage: npx tsx bench/ann-params.ts --reuse DIR [--queries 200] [--ef 100,150,…] [--engine EF:REFINE,…]  (REFINE '-' = none)
 //   DIR from bench:latency's "kept …" line; each run is appended to bench/results/ann-params.json.
 import fs from 'node:fs';
@@ -22,6 +23,7 @@ import { analyseQuery } from '../src/search/stages/analyze-query.ts';
 import { SEARCH_COLUMNS } from '../src/storage/lance-arrow.ts';
 import { TERMS_COLUMN } from '../src/storage/lance-layout.ts';
 import { beirDir, readJsonl, repoRoot } from './lib/beir.ts';
+import { annOf } from '../src/storage/lance-ann.ts';
 import { exactTruth, idsOf, recallsAt, rescoredIds } from './lib/ann-recall.ts';
 import { percentile } from './lib/quality.ts';
 
@@ -48,6 +50,9 @@ const queries = usable.slice(0, N);
 const warm = usable.slice(N, N + WARMUP);
 const db = await lancedb.connect(path.join(DIR, 'lance'), { readConsistencyInterval: undefined });
 const table = await db.openTable(kept.namespace);
+if (annOf(await table.listIndices())?.kind === 'ivf_flat') {
+  throw new Error('this namespace has an IVF_FLAT index, which ef and refineFactor do not tune: use bench/ann-build.ts (src/storage/lance-ann.ts)');
+}
 const serviceColumns = [...SEARCH_COLUMNS, TERMS_COLUMN, 'vector'];
 
 const ids = idsOf;
@@ -110,7 +115,8 @@ const rows = configs.map((c, i) => ({
   ...(c.service ? Object.fromEntries(KS.map((k, j) => [`rescoredRecall@${k}`, Number((rescoredRec[i][j] / queries.length).toFixed(4))])) : {}),
   p50: Number(percentile(ms[i], 50).toFixed(2)), p95: Number(percentile(ms[i], 95).toFixed(2)), cpuMs: Number((cpu[i] / queries.length).toFixed(2)),
 }));
-const base = rows.find((r) => r.ef === 300 && r.refine === 2 && r.columns === 'service')!;
+// Δ against (ef 300, refine 2), the former default; against the first service row when the grid lacks it.
+const base = rows.find((r) => r.ef === 300 && r.refine === 2 && r.columns === 'service') ?? rows.find((r) => r.columns === 'service')!;
 console.log(`measured in ${runSeconds.toFixed(0)} s; times p50/p95 wall ms, CPU ms per query; Δ = service-column p50 vs ef 300 refine 2`);
 console.log('  ef  refine  R@10    R@50    R@100  | ids p50  p95   CPU  | service p50  p95   CPU    Δ   | rescored R@10  R@50');
 for (let i = 0; i < rows.length; i += 2) {
