@@ -10,7 +10,7 @@
 // rows of 100 dimensions); a larger table, and any embedder of more than IVF_FLAT_MAX_DIM dimensions (its
 // cost grows with the dimension; 384–1 024 not measured here), gets IVF_HNSW_SQ (1-byte codes and a
 // graph). Partitions are trained once; a table that has grown 4× since is rebuilt on its next optimize
-// (cheap for IVF_FLAT), so a partition keeps ≈ 16 · √rows rows, and one that outgrows the byte bound is
+// (cheap for IVF_FLAT), so a partition holds between 4·√rows and 8·√rows rows, and one that outgrows the byte bound is
 // rebuilt as IVF_HNSW_SQ; an IVF_HNSW_SQ table (indexed before this rule, or shrunk by deletions) whose
 // vectors take at most half the bound is rebuilt as IVF_FLAT.
 import type * as Lance from '@lancedb/lancedb';
