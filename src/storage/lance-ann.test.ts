@@ -50,13 +50,13 @@ test('annOf recognises our IVF_FLAT naming, anything else on `vector` as another
 test('small vectors: IVF_FLAT past the threshold, rebuilt when the table has grown 4×, old index dropped', async () => {
   await withDb(async (db) => {
     const table = await db.createTable('t', rows(300, 8));
-    assert.equal(await ensureAnn(lancedb, table, 300, 1000), false, 'below the threshold');
+    assert.equal(await ensureAnn(lancedb, table, 300, 8, 1000), false, 'below the threshold');
     assert.equal(annOf(await table.listIndices()), null);
-    assert.equal(await ensureAnn(lancedb, table, 300, 100), true);
+    assert.equal(await ensureAnn(lancedb, table, 300, 8, 100), true);
     assert.deepEqual(annOf(await table.listIndices()), { kind: 'ivf_flat', partitions: 1 });
-    assert.equal(await ensureAnn(lancedb, table, 300, 100), false, 'nothing to do at the same size');
+    assert.equal(await ensureAnn(lancedb, table, 300, 8, 100), false, 'nothing to do at the same size');
     await table.add(rows(1000, 8, 300));
-    assert.equal(await ensureAnn(lancedb, table, 1300, 100), true, 'grown more than 4×');
+    assert.equal(await ensureAnn(lancedb, table, 1300, 8, 100), true, 'grown more than 4×');
     const indices = (await table.listIndices()).filter((i) => i.columns.includes('vector'));
     assert.deepEqual(indices.map((i) => i.name), ['vector_ivf_flat_p5']);
     const probe = rows(300, 8)[5].vector; // the stored vector of r5
@@ -69,13 +69,13 @@ test('an IVF_FLAT index whose vectors outgrow the byte bound is rebuilt as IVF_H
   await withDb(async (db) => {
     const table = await db.createTable('t', rows(600, 8));
     const bound = 600 * 8 * 4; // exactly the 600 rows' vectors
-    assert.equal(await ensureAnn(lancedb, table, 600, 100, bound), true);
+    assert.equal(await ensureAnn(lancedb, table, 600, 8, 100, bound), true);
     assert.equal(annOf(await table.listIndices())?.kind, 'ivf_flat');
     await table.add(rows(10, 8, 600));
-    assert.equal(await ensureAnn(lancedb, table, 610, 100, bound), true);
+    assert.equal(await ensureAnn(lancedb, table, 610, 8, 100, bound), true);
     const vector = (await table.listIndices()).filter((i) => i.columns.includes('vector'));
     assert.deepEqual(vector.map((i) => i.indexType), ['IvfHnswSq']);
-    assert.equal(await ensureAnn(lancedb, table, 610, 100, bound), false, 'then left alone');
+    assert.equal(await ensureAnn(lancedb, table, 610, 8, 100, bound), false, 'then left alone');
   });
 });
 
@@ -83,7 +83,7 @@ test('IVF_FLAT: a narrow prefilter still returns its rows (probing continues pas
   await withDb(async (db) => {
     const data = rows(20_000, 16).map((r, i) => ({ ...r, g: i % 1000 }));
     const table = await db.createTable('t', data);
-    assert.equal(await ensureAnn(lancedb, table, data.length, 100), true);
+    assert.equal(await ensureAnn(lancedb, table, data.length, 16, 100), true);
     const ann = annOf(await table.listIndices());
     assert.deepEqual(ann, { kind: 'ivf_flat', partitions: ivfPartitionsFor(20_000) });
     // 20 rows pass the filter, scattered over the partitions; a fixed nprobes finds few or none of them.
@@ -101,17 +101,17 @@ test('an IVF_HNSW_SQ table of small vectors becomes IVF_FLAT when they take at m
     const legacy = await db.createTable('legacy', rows(600, 8));
     await legacy.createIndex('vector', { config: lancedb.Index.hnswSq({ distanceType: 'cosine', numPartitions: 1 }) });
     assert.deepEqual(annOf(await legacy.listIndices()), { kind: 'other' });
-    assert.equal(await ensureAnn(lancedb, legacy, 600, 100, 600 * 8 * 4), false, 'within the bound but not within half of it: kept');
-    assert.equal(await ensureAnn(lancedb, legacy, 600, 100), true);
+    assert.equal(await ensureAnn(lancedb, legacy, 600, 8, 100, 600 * 8 * 4), false, 'within the bound but not within half of it: kept');
+    assert.equal(await ensureAnn(lancedb, legacy, 600, 8, 100), true);
     const converted = (await legacy.listIndices()).filter((i) => i.columns.includes('vector'));
     assert.deepEqual(converted.map((i) => i.indexType), ['IvfFlat']);
     const dim = IVF_FLAT_MAX_DIM + 32;
     const large = await db.createTable('large', rows(600, dim));
-    assert.equal(await ensureAnn(lancedb, large, 600, 100), true);
+    assert.equal(await ensureAnn(lancedb, large, 600, dim, 100), true);
     const vector = (await large.listIndices()).filter((i) => i.columns.includes('vector'));
     assert.equal(vector.length, 1);
     assert.equal(vector[0].indexType, 'IvfHnswSq');
     assert.deepEqual(annOf(vector), { kind: 'other' });
-    assert.equal(await ensureAnn(lancedb, large, 600, 100), false, 'large vectors stay on IVF_HNSW_SQ');
+    assert.equal(await ensureAnn(lancedb, large, 600, dim, 100), false, 'large vectors stay on IVF_HNSW_SQ');
   });
 });

@@ -76,16 +76,16 @@ export function withAnnParams(q: Lance.VectorQuery, ann: AnnIndex, limit: number
  * as IVF_FLAT). A rebuilt index is created beside the old one, which is then dropped, so
  * searches keep an index throughout.
  * @param rows      current row count
+ * @param dim       vector dimension (the table's embedding signature)
  * @param threshold rows from which a table is indexed (flat search below; DESIGN.md §2: 50 000)
  * @param maxBytes  IVF_FLAT size bound (default IVF_FLAT_MAX_BYTES)
  * @returns true when an index was built
  * @throws whatever LanceDB throws
  */
-export async function ensureAnn(lancedb: LanceModule, table: Lance.Table, rows: number, threshold: number, maxBytes = IVF_FLAT_MAX_BYTES): Promise<boolean> {
+export async function ensureAnn(lancedb: LanceModule, table: Lance.Table, rows: number, dim: number, threshold: number, maxBytes = IVF_FLAT_MAX_BYTES): Promise<boolean> {
   if (rows < threshold) return false;
   const indices = await table.listIndices();
   const ann = annOf(indices);
-  const dim = vectorDimension(await table.schema());
   const fits = (bytes: number) => dim <= IVF_FLAT_MAX_DIM && rows * dim * 4 <= bytes;
   // IVF_HNSW_SQ (built before, or for a table past the bound) becomes IVF_FLAT once the vectors take at
   // most half the bound: the margin keeps a table near it from switching back and forth.
@@ -100,9 +100,4 @@ export async function ensureAnn(lancedb: LanceModule, table: Lance.Table, rows: 
   await table.createIndex('vector', { config, name, replace: true });
   for (const old of indices) if (old.columns.length === 1 && old.columns[0] === 'vector' && old.name !== name) await table.dropIndex(old.name);
   return true;
-}
-
-function vectorDimension(schema: { fields: Array<{ name: string; type: unknown }> }): number {
-  const type = schema.fields.find((f) => f.name === 'vector')?.type as { listSize?: number } | undefined;
-  return type?.listSize ?? 0;
 }

@@ -308,7 +308,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
         const rows = await state.table.countRows();
         // Long (≈30 s per 100k rows): outside the in-process write lock (Lance commits it next to this
         // process's concurrent appends), but under the writer lease: other nodes wait for it.
-        if (await this.commit(namespace, () => ensureAnn(this.lancedb, state.table, rows, this.opts.annThreshold ?? 50_000), false)) state.ann = undefined;
+        if (await this.commit(namespace, () => ensureAnn(this.lancedb, state.table, rows, state.signature.dimension, this.opts.annThreshold ?? 50_000), false)) state.ann = undefined;
         await this.commit(namespace, async () => {
           await ensureDocIdIndex(this.lancedb, state.table, rows);
           for (const err of (await ensureAttrIndexes(this.lancedb, state.table)).errors) this.onMaintenanceError(namespace, err);

@@ -5,7 +5,7 @@
 // for an operator.
 
 import type * as Lance from '@lancedb/lancedb';
-import type { AnnIndex } from './lance-ann.ts';
+import { annOf, type AnnIndex } from './lance-ann.ts';
 import type { EmbeddingSignature } from './namespace-index.ts';
 
 type LanceModule = typeof Lance;
@@ -41,10 +41,20 @@ export const FTS_OPTIONS = {
   maxTokenLength: 100,
 } as const;
 
+/** Name of the FTS index on `tokens` among a table's indices, or null when there is none. */
+function ftsOf(indices: Lance.IndexConfig[]): string | null {
+  return indices.find((i) => i.indexType === 'FTS' && i.columns.includes('tokens'))?.name ?? null;
+}
+
 /** Name of the FTS index on `tokens`, or null when there is none. */
 export async function findFts(table: Lance.Table): Promise<string | null> {
-  const found = (await table.listIndices()).find((i) => i.indexType === 'FTS' && i.columns.includes('tokens'));
-  return found?.name ?? null;
+  return ftsOf(await table.listIndices());
+}
+
+/** The FTS and the vector index of a table, from one listIndices() (a handle opened or moved to a new version). */
+export async function readIndexes(table: Lance.Table): Promise<Pick<TableState, 'fts' | 'ann'>> {
+  const indices = await table.listIndices();
+  return { fts: ftsOf(indices), ann: annOf(indices) };
 }
 
 /**

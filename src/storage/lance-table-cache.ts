@@ -8,7 +8,7 @@
 import type * as Lance from '@lancedb/lancedb';
 import { AppError } from '../internal/errors.ts';
 import { chunkSchema, readSignature } from './lance-arrow.ts';
-import { findFts, type TableState } from './lance-maintenance.ts';
+import { readIndexes, type TableState } from './lance-maintenance.ts';
 import type { EmbeddingSignature } from './namespace-index.ts';
 
 /** The table is missing: openTable's "Table 'x' was not found", or a dropped table's "Not found: …/x.lance/_versions". */
@@ -129,8 +129,7 @@ export class TableCache {
         try {
           await state.table.checkoutLatest();
           state.count = undefined;
-          state.ann = undefined;
-          state.fts = await findFts(state.table);
+          Object.assign(state, await readIndexes(state.table));
         } catch (err) {
           if (!isNotFound(err)) throw err;
           this.evict(namespace); // dropped by another node
@@ -183,7 +182,7 @@ export class TableCache {
       table.close();
       throw new AppError('embedder_mismatch', `namespace ${namespace} has no recorded embedding signature`, { namespace });
     }
-    const state: TableState = { table, signature, fts: await findFts(table) };
+    const state: TableState = { table, signature, ...(await readIndexes(table)) };
     this.tables.set(namespace, state);
     return state;
   }

@@ -117,8 +117,8 @@ export function admitWithinBudget(items: BudgetItem[], budget: { target: number;
 
   let grewForCluster = false;
   let needsMore = hasMore && i >= items.length;
-  if (i < items.length && admitted.length > 0 && items[admitted[admitted.length - 1].index].score >= minScore) {
-    const anchor = items[admitted[admitted.length - 1].index].score;
+  const anchor = admitted.length > 0 ? items[admitted[admitted.length - 1].index].score : 0;
+  if (i < items.length && admitted.length > 0 && anchor >= minScore) {
     let end = i;
     while (end < items.length && items[end].score >= anchor - margin) end++;
     if (end === items.length && hasMore) needsMore = true;
