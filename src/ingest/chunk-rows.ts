@@ -12,7 +12,7 @@
 import { analyze } from '../analysis/analyzer.ts';
 import { termHashSet } from '../analysis/term-hash.ts';
 import type { ChunkDraft } from './chunking/chunker.ts';
-import type { ChunkRecord } from '../storage/namespace-index.ts';
+import { LAYOUT_WINDOW, type ChunkRecord } from '../storage/namespace-index.ts';
 import { isBibliographyChunk } from '../search/stages/section-prior.ts';
 
 /**
@@ -94,18 +94,20 @@ export function chunkRows(input: ChunkRowsInput): ChunkRecord[] {
 }
 
 /**
- * Chunks on each side of a chunk whose token counts its row stores (ChunkLayout.near). Expansion
- * (search/stages/expand.ts) plans from the stored layout when a region grows by at most this many chunks
- * a side; otherwise it reads the chunkset. 32 covers tightness 0.3 in chunksets of up to ≈ 200 chunks and
- * a whole chunkset of up to 33 chunks; 65 Int32 per row.
+ * LAYOUT_WINDOW (storage/namespace-index.ts): chunks on each side whose token counts a row stores, across
+ * chunksets. Expansion (search/stages/expand.ts) plans from the stored layout when a region grows by at most
+ * this many chunks a side within its chunkset; otherwise it reads the chunkset. 32 covers tightness 0.3 in
+ * chunksets of up to ≈ 200 chunks and a whole chunkset of up to 33 chunks; widening (widen.ts, WIDEN_WINDOW
+ * 15 a side) plans from it without a read when a hit spans at most 17 chunks around a retrieved one; 65
+ * Int32 per row.
  */
-export const LAYOUT_WINDOW = 32;
+export { LAYOUT_WINDOW };
 
 /**
  * Set what search reads instead of text and layout (issue 15) on rows holding every chunk of their
  * documents: `bibliography` (section-prior.ts, from heading_path and content), `term_hashes` (the
  * coverage feature's sorted term hashes, analysis/term-hash.ts) and `layout` (chunkset
- * extent, total tokens, neighbours' token counts within LAYOUT_WINDOW). A document whose chunk indices are
+ * extent, total tokens, the document's token counts within LAYOUT_WINDOW of the chunk). A document whose chunk indices are
  * not 0..n-1 or whose chunkset is not one contiguous run gets no layout (expansion then reads).
  * @returns the same row objects, modified
  */
@@ -140,10 +142,10 @@ export function withSearchLayout(rows: ChunkRecord[]): ChunkRecord[] {
     if (!contiguous) continue;
     doc.forEach((r, i) => {
       const run = runs[runOf[i]];
-      const nearFrom = Math.max(run.first, i - LAYOUT_WINDOW);
-      const nearTo = Math.min(run.last, i + LAYOUT_WINDOW);
+      const nearFrom = Math.max(0, i - LAYOUT_WINDOW);
+      const nearTo = Math.min(doc.length - 1, i + LAYOUT_WINDOW);
       const near = doc.slice(nearFrom, nearTo + 1).map((c) => c.token_count);
-      r.layout = { setFirst: run.first, setLast: run.last, setTokens: run.tokens, nearFrom, near };
+      r.layout = { setFirst: run.first, setLast: run.last, setTokens: run.tokens, nearFrom, near, docWide: true };
     });
   }
   return rows;

@@ -248,12 +248,15 @@ export class SearchService {
     const hits = result.admitted.map((a) => {
       const region = passing[a.index];
       const whole = a.variant === 'expanded' && a.truncateTo === undefined;
-      return { region, doc: docs.get(region.docId)!, chunks: variantChunks(region, a.variant), docId: region.docId, whole, truncateTo: a.truncateTo, cut: a.truncateTo !== undefined };
+      return {
+        region, doc: docs.get(region.docId)!, chunks: variantChunks(region, a.variant), members: region.members.map((m) => m.chunk),
+        docId: region.docId, whole, truncateTo: a.truncateTo, cut: a.truncateTo !== undefined,
+      };
     });
     // Few strong hits leave the budget unused: widen them within their documents (stages/widen.ts).
-    const { hydrated } = await widenHits(index, ctx.namespace, hits.filter((h) => h.whole), result.tokens, budget.target, tightness);
-    // Expansion reads the layout only: one read for the text of what is shown and widening did not read.
-    await hydrateChunks(index, ctx.namespace, hits.filter((h) => !hydrated.has(h)));
+    await widenHits(index, ctx.namespace, hits.filter((h) => h.whole), result.tokens, budget.target, tightness);
+    // Expansion and widening read the layout only: one read for the text of exactly what is shown.
+    await hydrateChunks(index, ctx.namespace, hits);
     for (const h of hits) {
       if (h.truncateTo !== undefined) h.chunks = fitChunks(h.chunks, h.truncateTo, budget.max, (cs) => countTokens(renderContext([{ docId: h.docId, title: h.doc.title, chunks: cs }])));
     }

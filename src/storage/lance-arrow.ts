@@ -225,8 +225,8 @@ export function arrowToChunks(table: ArrowTable, scoreColumn?: string, keep?: Ro
 
 /**
  * Read layout-only rows (LAYOUT_COLUMNS) as StoredChunk: `id` derived as `${doc_id}:${chunk_index}`,
- * `content`, `heading_path` and `source_job_id` empty (see ReadOptions.text); with `keep`, only the rows it
- * accepts.
+ * `content`, `heading_path` and `source_job_id` empty (see ReadOptions.text); `rowId` where the result has
+ * `_rowid`; with `keep`, only the rows it accepts.
  */
 export function arrowToLayout(table: ArrowTable, keep?: RowTest): StoredChunk[] {
   if (table.numRows === 0) return [];
@@ -235,15 +235,18 @@ export function arrowToLayout(table: ArrowTable, keep?: RowTest): StoredChunk[] 
     if (!c) throw new Error(`query result lacks column ${name}`);
     return c;
   });
+  const rowIds = table.getChild('_rowid');
   const out: StoredChunk[] = [];
   for (let i = 0; i < table.numRows; i++) {
     const doc = docId.get(i) as string;
     const index = chunkIndex.get(i) as number;
     if (keep && !keep(doc, index)) continue;
-    out.push({
+    const chunk: StoredChunk = {
       id: `${doc}:${index}`, doc_id: doc, source_job_id: '', chunk_index: index, chunkset_index: chunkset.get(i) as number,
       page_start: pageStart.get(i) as number, page_end: pageEnd.get(i) as number, heading_path: '', content: '', token_count: tokenCount.get(i) as number, textOmitted: true,
-    });
+    };
+    if (rowIds) chunk.rowId = BigInt(rowIds.get(i) as bigint);
+    out.push(chunk);
   }
   return out;
 }

@@ -75,9 +75,12 @@ test('getChunkRanges reads several documents\' ranges in one call', async () => 
   assert.deepEqual(got.map((c) => c.id).sort(), [`${docs[3].id}:1`, `${docs[3].id}:2`, `${docs[7].id}:0`].sort());
   const layout = await index.getChunkRanges('ns_main', [{ docId: docs[3].id, from: 1, to: 2 }], { text: false });
   const full = await index.getChunkRanges('ns_main', [{ docId: docs[3].id, from: 1, to: 2 }]);
-  const bare = ({ textOmitted: _omitted, ...c }: StoredChunk) => ({ ...c, content: '', heading_path: '', source_job_id: '' });
+  const bare = ({ textOmitted: _omitted, rowId: _rowId, ...c }: StoredChunk) => ({ ...c, content: '', heading_path: '', source_job_id: '' });
   assert.deepEqual(layout.map(bare).sort((a, b) => a.chunk_index - b.chunk_index), full.map(bare).sort((a, b) => a.chunk_index - b.chunk_index));
   assert.ok(layout.every((c) => c.content === '' && c.heading_path === '' && c.textOmitted) && full.every((c) => c.content !== '' && !c.textOmitted));
+  // A layout read gives row addresses (the text of what is shown is then taken by address).
+  assert.ok(layout.every((c) => typeof c.rowId === 'bigint'));
+  assert.deepEqual((await index.getChunksAt('ns_main', layout)).map((c) => c.content).sort(), full.map((c) => c.content).sort());
   assert.deepEqual(await index.getChunkRanges('ns_main', []), []);
   assert.deepEqual(await index.getChunkRanges('ns_missing', [{ docId: docs[3].id, from: 0, to: 5 }]), []);
 });

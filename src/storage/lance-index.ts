@@ -243,7 +243,10 @@ export class LanceNamespaceIndex implements NamespaceIndex {
     // selects the rows and few OR terms are evaluated; rows outside the ranges are dropped before decoding.
     const { where, keep } = rangesToWhere(wanted);
     return this.tables.read(namespace, [], async (state) => {
-      const rows = await state.table.query().where(where).select(text ? [...STORED_COLUMNS] : [...LAYOUT_COLUMNS]).toArrow();
+      // A layout read returns row addresses too: the text of the chunks shown is then taken by address.
+      const rows = text
+        ? await state.table.query().where(where).select([...STORED_COLUMNS]).toArrow()
+        : await state.table.query().where(where).select([...LAYOUT_COLUMNS]).withRowId().toArrow();
       return text ? arrowToChunks(rows, undefined, keep).map((r) => r.chunk) : arrowToLayout(rows, keep);
     });
   }

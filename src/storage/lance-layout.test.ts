@@ -9,12 +9,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openLanceIndex, type LanceNamespaceIndex } from './lance-index.ts';
 import { chunkSchema, rowsToArrow } from './lance-arrow.ts';
-import { LAYOUT_STORE_COLUMNS, TERMS_COLUMN } from './lance-layout.ts';
+import { createRequire } from 'node:module';
+import type * as ArrowNS from 'apache-arrow';
+import { LAYOUT_COLUMN, LAYOUT_STORE_COLUMNS, TERMS_COLUMN, layoutColumnData, layoutReader } from './lance-layout.ts';
 import { termHashSet } from '../analysis/term-hash.ts';
 import type { ChunkRecord } from './namespace-index.ts';
 import { withSearchLayout } from '../ingest/chunk-rows.ts';
 import { isBibliographyChunk } from '../search/stages/section-prior.ts';
 
+const { Table: ArrowTable, makeVector } = createRequire(import.meta.url)('apache-arrow') as typeof ArrowNS;
 const SIG = { provider: 'test', model: 'unit-4', dimension: 4 };
 let dir: string;
 let index: LanceNamespaceIndex;
@@ -71,7 +74,10 @@ test('a new table: search reads carry the layout and the bibliography flag, with
     assert.deepEqual([...h.termHashes!], [...termHashSet('alpha beta')]);
   }
   const c0 = hits.find((h) => h.chunk.chunk_index === 0)!.chunk;
-  assert.deepEqual({ ...c0.layout!, near: Array.from(c0.layout!.near) }, { setFirst: 0, setLast: 1, setTokens: 21, nearFrom: 0, near: [10, 11] });
+  // The neighbours' token counts span the document (chunk 2 is in another chunkset), marked docWide.
+  assert.deepEqual({ ...c0.layout!, near: Array.from(c0.layout!.near) }, { setFirst: 0, setLast: 1, setTokens: 21, nearFrom: 0, near: [10, 11, 12], docWide: true });
+  const c2 = hits.find((h) => h.chunk.chunk_index === 2)!.chunk;
+  assert.deepEqual({ ...c2.layout!, near: Array.from(c2.layout!.near) }, { setFirst: 2, setLast: 2, setTokens: 12, nearFrom: 0, near: [10, 11, 12], docWide: true });
   // The flag is what the text says, with the text or without it.
   const full = await index.vectorSearch('ns_new', new Float32Array([1, 0, 0, 0]), 10);
   for (const { chunk } of full) {
@@ -129,4 +135,23 @@ test('getChunksAt takes rows by their address, checks them, and reads the rest (
   // A deleted document's rows are not returned, whatever address they had.
   await index.deleteDocument('ns_take', 'a');
   assert.deepEqual(text(await index.getChunksAt('ns_take', [a0, b2])), ['b:2:[1] A. Author, 2001.']);
+});
+
+test('the stored layout: a chunkset-only window (older rows) reads back without docWide; a document-wide one puts every count at a negative index for a reader that predates the mark', () => {
+  const rows = docRows('enc');
+  const field = chunkSchema(SIG).fields.find((f) => f.name === LAYOUT_COLUMN)!;
+  rows[0].bibliography = false;
+  rows[0].layout = { setFirst: 0, setLast: 1, setTokens: 21, nearFrom: 0, near: [10, 11] };
+  rows[1].bibliography = true;
+  rows[1].layout = { setFirst: 0, setLast: 1, setTokens: 21, nearFrom: 0, near: [10, 11, 12], docWide: true };
+  const data = layoutColumnData(field, rows.slice(0, 2))!;
+  const table = new ArrowTable({ [LAYOUT_COLUMN]: makeVector(data) });
+  const read = layoutReader(table);
+  assert.deepEqual({ ...read.at(0).layout!, near: Array.from(read.at(0).layout!.near) }, { setFirst: 0, setLast: 1, setTokens: 21, nearFrom: 0, near: [10, 11] });
+  assert.deepEqual({ ...read.at(1).layout!, near: Array.from(read.at(1).layout!.near) }, { setFirst: 0, setLast: 1, setTokens: 21, nearFrom: 0, near: [10, 11, 12], docWide: true });
+  assert.equal(read.at(1).bibliography, true);
+  // The reader of the seventh session took the stored nearFrom as is: every count lands below index 0.
+  const bytes = table.getChild(LAYOUT_COLUMN)!.get(1) as Uint8Array;
+  const storedFrom = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getInt32(16, true);
+  assert.ok(storedFrom + 3 - 1 < 0);
 });

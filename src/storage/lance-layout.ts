@@ -16,7 +16,8 @@ const arrow = createRequire(import.meta.url)('apache-arrow') as typeof ArrowNS;
 
 /**
  * The one column holding them: little-endian Int32 values [bibliography (0/1), setFirst, setLast,
- * setTokens, nearFrom, ...near], or just [bibliography] when the row has no layout; null when nothing was
+ * setTokens, nearFrom, ...near] (nearFrom stored as −1 − nearFrom − near.length when `near` spans the document,
+ * ChunkLayout.docWide), or just [bibliography] when the row has no layout; null when nothing was
  * stored. One Binary column because LanceDB's take costs per column (100k chunks, vector top-100: four
  * Int32 columns, an Int8 and a List<Int32> cost 1.8 ms more than none).
  */
@@ -74,7 +75,10 @@ function encode(r: ChunkRecord): Int32Array | null {
   const out = new Int32Array(l ? 5 + l.near.length : 1);
   out[0] = r.bibliography ? 1 : 0;
   if (l) {
-    out.set([l.setFirst, l.setLast, l.setTokens, l.nearFrom], 1);
+    // A document-wide window is marked by storing nearFrom as −1 − nearFrom − near.length (always negative):
+    // a reader that predates the mark places every stored count at a negative chunk index, finds none of
+    // its chunks there, and reads the chunkset instead of misplanning (expand.ts planFromLayout → null).
+    out.set([l.setFirst, l.setLast, l.setTokens, l.docWide ? -1 - l.nearFrom - l.near.length : l.nearFrom], 1);
     out.set(Array.from(l.near), 5);
   }
   return out;
@@ -117,7 +121,9 @@ export function layoutReader(table: ArrowTable): { at(i: number): { layout?: Chu
       if (bytes.byteLength < 20) return { bibliography };
       const near = new Int32Array(bytes.byteLength / 4 - 5);
       for (let k = 0; k < near.length; k++) near[k] = view.getInt32(20 + 4 * k, true);
-      const layout = { setFirst: view.getInt32(4, true), setLast: view.getInt32(8, true), setTokens: view.getInt32(12, true), nearFrom: view.getInt32(16, true), near };
+      const from = view.getInt32(16, true);
+      const layout: ChunkLayout = { setFirst: view.getInt32(4, true), setLast: view.getInt32(8, true), setTokens: view.getInt32(12, true), nearFrom: from < 0 ? -1 - from - near.length : from, near };
+      if (from < 0) layout.docWide = true;
       return { layout, bibliography };
     },
   };

@@ -51,6 +51,13 @@ export interface ChunkRecord {
  * tokens, and the token counts of the chunkset's chunks near this one. Chunksets are contiguous runs of
  * chunk_index (the chunker's sections).
  */
+/**
+ * Chunks on each side of a chunk whose token counts its row stores (ChunkLayout.near), written by ingest
+ * (ingest/chunk-rows.ts) and relied on by readers: a document-wide window that ends less than this far
+ * after its chunk ends at the document's last chunk (search/stages/widen.ts).
+ */
+export const LAYOUT_WINDOW = 32;
+
 export interface ChunkLayout {
   /** First and last chunk_index of the chunk's chunkset (inclusive). */
   setFirst: number;
@@ -59,8 +66,17 @@ export interface ChunkLayout {
   setTokens: number;
   /** chunk_index of near[0]. */
   nearFrom: number;
-  /** token_count of the chunkset's chunks nearFrom, nearFrom + 1, … (those within a window of this chunk). */
+  /**
+   * token_count of the chunks nearFrom, nearFrom + 1, … within a window of this chunk (LAYOUT_WINDOW a side):
+   * the document's chunks when `docWide`, else only the chunkset's.
+   */
   near: ArrayLike<number>;
+  /**
+   * True when `near` spans the document across chunkset boundaries (rows written since the eighth session;
+   * widening plans from it without a read, search/stages/widen.ts); absent on older rows, whose `near` stops
+   * at the chunkset's ends.
+   */
+  docWide?: boolean;
 }
 
 export type StoredChunk = Omit<ChunkRecord, 'vector' | 'tokens' | 'attributes' | 'term_hashes'> & {

@@ -13,6 +13,8 @@ import { LAYOUT_WINDOW, withSearchLayout } from '../../ingest/chunk-rows.ts';
 import { rng } from '../../../bench/lib/random.ts';
 import type { Region } from '../types.ts';
 import { expandRegions } from './expand.ts';
+import { WIDEN_WINDOW, widenHits } from './widen.ts';
+import { hydrateChunks } from './hit-content.ts';
 
 const NS = 'ns_expand_layout';
 const SIG = { provider: 'test', model: 'unit-4', dimension: 4 };
@@ -114,7 +116,7 @@ async function expand(hits: Array<{ doc: string; members: number[] }>, withLayou
   };
 }
 
-test('rows store their chunkset extent, total tokens and neighbours within the window', () => {
+test('rows store their chunkset extent, total tokens and the document\'s neighbours within the window', () => {
   const doc1 = stored.get('doc1')!;
   const c = doc1[40]; // chunkset 1 = chunks 2..81
   assert.ok(c.layout);
@@ -122,8 +124,10 @@ test('rows store their chunkset extent, total tokens and neighbours within the w
   assert.equal(c.layout.setLast, 81);
   assert.equal(c.layout.setTokens, doc1.slice(2, 82).reduce((s, x) => s + x.token_count, 0));
   assert.equal(c.layout.nearFrom, 40 - LAYOUT_WINDOW);
+  assert.equal(c.layout.docWide, true);
   assert.deepEqual(Array.from(c.layout.near), doc1.slice(40 - LAYOUT_WINDOW, 41 + LAYOUT_WINDOW).map((x) => x.token_count));
-  assert.deepEqual(Array.from(doc1[0].layout!.near), doc1.slice(0, 2).map((x) => x.token_count));
+  // Across chunkset boundaries: chunk 0 (chunkset 0 = chunks 0..1) stores chunks 0..32.
+  assert.deepEqual(Array.from(doc1[0].layout!.near), doc1.slice(0, LAYOUT_WINDOW + 1).map((x) => x.token_count));
   assert.ok(doc1.every((x) => x.bibliography === false && x.textOmitted && x.content === ''));
 });
 
@@ -154,4 +158,45 @@ test('small chunksets expand without any read; a huge one at tightness 1 falls b
   const whole = await expand([{ doc: 'doc2', members: [75] }], true, 1, huge);
   assert.ok(huge.n >= 1);
   assert.deepEqual(whole.regions.map((r) => [r.from, r.to]), [[0, 149]]);
+});
+
+test('widening planned from the stored document-wide layouts equals widening from the rows read, across chunksets and at document ends', async () => {
+  const rand = rng(23);
+  let planned = 0;
+  let widened = 0;
+  for (let trial = 0; trial < 60; trial++) {
+    const picks = randomHits(rand);
+    const tightness = [0.1, 0.3, 0.6, 1][trial % 4];
+    const target = 1000 + Math.floor(rand() * 6000);
+    const used = Math.floor(rand() * target * 0.5);
+    const run = async (withLayout: boolean) => {
+      const reads = { n: 0 };
+      const hits = picks.map((p) => {
+        const r = region(p.doc, p.members, withLayout);
+        return { docId: p.doc, chunks: r.chunks.map((c) => ({ ...c })), members: r.chunks };
+      });
+      const { tokens } = await widenHits(counting(reads), NS, hits, used, target, tightness);
+      return { reads: reads.n, tokens, hits: hits.map((h) => h.chunks.map((c) => [c.doc_id, c.chunk_index, c.token_count])) };
+    };
+    const viaLayout = await run(true);
+    const viaRead = await run(false);
+    assert.deepEqual(viaLayout.hits, viaRead.hits, `trial ${trial}`);
+    assert.equal(viaLayout.tokens, viaRead.tokens);
+    assert.equal(viaRead.reads, 1);
+    if (viaLayout.reads === 0) planned++;
+    if (viaLayout.tokens > used) widened++;
+  }
+  assert.ok(planned >= 30 && widened >= 30, `planned without a read ${planned}, widened ${widened} of 60`);
+});
+
+test('a widened chunk planned from the stored layout carries a guessed row address that reads back its text', async () => {
+  const r = region('doc1', [40], true);
+  const hit = { docId: 'doc1', chunks: r.chunks.map((c) => ({ ...c })), members: r.chunks };
+  const reads = { n: 0 };
+  await widenHits(counting(reads), NS, [hit], 0, 100_000, 1);
+  assert.equal(reads.n, 0);
+  assert.deepEqual([hit.chunks[0].chunk_index, hit.chunks[hit.chunks.length - 1].chunk_index], [40 - WIDEN_WINDOW, 40 + WIDEN_WINDOW]);
+  assert.ok(hit.chunks.every((c) => typeof c.rowId === 'bigint'));
+  await hydrateChunks(index, NS, [hit]);
+  assert.deepEqual(hit.chunks.map((c) => c.content), Array.from({ length: 2 * WIDEN_WINDOW + 1 }, (_, k) => `text 1 ${40 - WIDEN_WINDOW + k}`));
 });

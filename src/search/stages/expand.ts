@@ -130,7 +130,10 @@ export function planFromLayout(r: Region, others: Set<number>, tightness: number
   for (const m of r.members) {
     const l = m.chunk.layout;
     if (!l || l.setFirst !== first.setFirst || l.setLast !== first.setLast) return null;
-    for (let k = 0; k < l.near.length; k++) known.set(l.nearFrom + k, { token_count: l.near[k] });
+    for (let k = 0; k < l.near.length; k++) {
+      const i = l.nearFrom + k;
+      if (i >= l.setFirst && i <= l.setLast) known.set(i, { token_count: l.near[k] }); // expansion stays in the chunkset
+    }
   }
   let coreTokens = 0;
   for (let i = r.from; i <= r.to; i++) {
