@@ -11,6 +11,9 @@
 //   AB_SHOW_DIFF=1 (environment) prints the first differing response pair around its first differing character
 //   --base ROOT  another checkout of the repository (e.g. `git archive main | tar -x -C ROOT`, with
 //                node_modules linked and ../shared beside it), loaded as the "before" build
+//   --base-reuse DIR2  the before build reads this kept namespace instead of DIR: for a change of what rows
+//                store, DIR2 written by the base build and DIR by this one (same generator, so the same
+//                documents; identity then also compares two tables, whose BM25 scores may differ by an ulp)
 import fs from 'node:fs';
 import path from 'node:path';
 import { analyseQuery } from '../src/search/stages/analyze-query.ts';
@@ -22,11 +25,14 @@ import { percentile } from './lib/quality.ts';
 const argOf = (name: string): string | undefined => { const i = process.argv.indexOf(name); return i >= 0 ? process.argv[i + 1] : undefined; };
 const DIR = argOf('--reuse');
 const BASE = argOf('--base');
+const BASE_DIR = argOf('--base-reuse') ?? DIR;
 const N = Number(argOf('--queries') ?? 100);
 const SKIP = new Set((argOf('--skip') ?? '').split(','));
 const TIER = argOf('--tier') ?? 'standard';
 if (!DIR || !BASE) throw new Error('usage: tsx bench/search-ab.ts --reuse DIR --base ROOT [--queries N]');
-const kept = JSON.parse(fs.readFileSync(path.join(DIR, 'bench-latency-state.json'), 'utf8')) as { secret: string; accountKey: string; apiKey: string; namespace: string };
+type Kept = { secret: string; accountKey: string; apiKey: string; namespace: string };
+const keptOf = (dir: string): Kept => JSON.parse(fs.readFileSync(path.join(dir, 'bench-latency-state.json'), 'utf8')) as Kept;
+const kept = keptOf(DIR);
 
 /** Request bodies checked for identity; the first two are also timed (bench/latency.ts's default and filled). */
 const BODIES: Record<string, object> = {
@@ -38,25 +44,26 @@ const BODIES: Record<string, object> = {
   wide: { min_relevance: 0.1, expand_tightness: 1, target_tokens: 12000 },
 };
 
-interface App { http: { inject(o: object): Promise<{ body: string }> }; services: { embedder: { embedQuery(q: string): Promise<Float32Array> } }; close(): Promise<void> }
+interface App { http: { inject(o: object): Promise<{ body: string }> }; services: { embedder: { embedQuery(q: string): Promise<Float32Array> } }; close(): Promise<void>; apiKey: string }
 
-/** The app of the checkout at `root` on the kept data dir (its own module graph: createApp of that build). */
-async function openApp(root: string): Promise<App> {
+/** The app of the checkout at `root` on the kept data dir `dir` (its own module graph: createApp of that build). */
+async function openApp(root: string, dir: string): Promise<App> {
   const { createApp } = await import(path.join(root, 'src', 'app.ts'));
   const { loadConfig } = await import(path.join(root, 'src', 'internal', 'config.ts'));
+  const k = keptOf(dir);
   const config = loadConfig({
-    DOCSEARCH_DATA_DIR: DIR, DOCSEARCH_SECRET: kept.secret, DOCSEARCH_BOOTSTRAP_ACCOUNT_KEY: kept.accountKey, LOG_LEVEL: 'warn',
+    DOCSEARCH_DATA_DIR: dir, DOCSEARCH_SECRET: k.secret, DOCSEARCH_BOOTSTRAP_ACCOUNT_KEY: k.accountKey, LOG_LEVEL: 'warn',
     DOCSEARCH_ROLE: 'api', DOCSEARCH_RATE_LIMIT_SEARCH_PER_MIN: '0', DOCSEARCH_RATE_LIMIT_IP_PER_MIN: '0',
   });
-  return createApp(config, { logger: false });
+  return Object.assign(await createApp(config, { logger: false }), { apiKey: k.apiKey });
 }
 
 async function main(): Promise<void> {
-  const apps: Record<'before' | 'after', App> = { before: await openApp(path.resolve(BASE!)), after: await openApp(repoRoot) };
+  const apps: Record<'before' | 'after', App> = { before: await openApp(path.resolve(BASE!), BASE_DIR!), after: await openApp(repoRoot, DIR!) };
   const queries = readJsonl<{ text: string }>(path.join(beirDir('scifact'), 'queries.jsonl')).map((q) => q.text);
   const search = (app: App, query: string, kind: string, tier = 'standard') => app.http.inject({
     method: 'POST', url: '/v3/docsearch/search', payload: { query, retrieval_tier: tier, ...BODIES[kind] },
-    headers: { authorization: `Bearer ${kept.apiKey}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${app.apiKey}`, 'content-type': 'application/json' },
   });
   if (!SKIP.has('identity')) {
     let same = 0;
@@ -65,6 +72,8 @@ async function main(): Promise<void> {
       for (const tier of ['standard', 'advanced']) {
         for (const kind of Object.keys(BODIES)) {
           const [a, b] = [await search(apps.before, queries[i], kind, tier), await search(apps.after, queries[i], kind, tier)];
+          // Two kept namespaces differ in their name only (the response's `namespace` field).
+          if (BASE_DIR !== DIR) a.body = a.body.split(keptOf(BASE_DIR!).namespace).join(kept.namespace);
           if (a.body === b.body) same++;
           else {
             differ.push(`query ${i} ${tier} ${kind}`);
