@@ -227,10 +227,15 @@ export class SearchService {
       for (let i = r.from; i <= r.to; i++) own.add(i);
       claimed.set(r.docId, own);
     }
-    const toItem = (r: Region): BudgetItem => {
-      const h = this.headerTokens.get(docs.get(r.docId)!);
-      return { docId: r.docId, score: r.score, tokens: chunkTokens(r.chunks), coreTokens: chunkTokens(variantChunks(r, 'core')), docOverhead: h };
+    // Header estimates looked up once per document of this search (toItem runs for every passing region on
+    // each admission round: ≈ 0.3 ms of key building and hashing a filled search when looked up each time).
+    const headers = new Map<string, number>();
+    const headerOf = (docId: string): number => {
+      let h = headers.get(docId);
+      if (h === undefined) headers.set(docId, (h = this.headerTokens.get(docs.get(docId)!)));
+      return h;
     };
+    const toItem = (r: Region): BudgetItem => ({ docId: r.docId, score: r.score, tokens: chunkTokens(r.chunks), coreTokens: chunkTokens(variantChunks(r, 'core')), docOverhead: headerOf(r.docId) });
     // Expand, in one engine read, every hit the budget could admit (admissiblePrefix over the estimates
     // before expansion, which are lower bounds); hits past it are passed unexpanded: admission never
     // reaches them and the cluster rule reads only their scores. Should one be admitted all the same

@@ -106,6 +106,9 @@ export function layoutColumnData(field: Field, rows: ChunkRecord[]): ArrowNS.Dat
   return arrow.makeData({ type: new arrow.Binary(), length: n, nullCount: nulls, nullBitmap: valid, valueOffsets: offsets, data: bytes });
 }
 
+/** True on a little-endian machine (typed-array views then read the stored little-endian Int32 values as is). */
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
 /**
  * A reader of the stored-layout column of a query result (absent from the result = nothing stored).
  * `at(i)` returns row i's layout and bibliography flag, each undefined where not stored.
@@ -119,8 +122,12 @@ export function layoutReader(table: ArrowTable): { at(i: number): { layout?: Chu
       const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       const bibliography = view.getInt32(0, true) === 1;
       if (bytes.byteLength < 20) return { bibliography };
-      const near = new Int32Array(bytes.byteLength / 4 - 5);
-      for (let k = 0; k < near.length; k++) near[k] = view.getInt32(20 + 4 * k, true);
+      const n = bytes.byteLength / 4 - 5;
+      // A view on the Arrow buffer where it is 4-byte aligned on a little-endian machine (every stored value
+      // is a multiple of 4 bytes long, so it is whenever the buffer is); else a copy. Up to 65 values a row,
+      // 200 rows a search: the copies were ≈ 0.15 ms of a search (issue 15 profile).
+      const near = LITTLE_ENDIAN && (bytes.byteOffset + 20) % 4 === 0 ? new Int32Array(bytes.buffer, bytes.byteOffset + 20, n) : new Int32Array(n);
+      if (near.buffer !== bytes.buffer) for (let k = 0; k < n; k++) near[k] = view.getInt32(20 + 4 * k, true);
       const from = view.getInt32(16, true);
       const layout: ChunkLayout = { setFirst: view.getInt32(4, true), setLast: view.getInt32(8, true), setTokens: view.getInt32(12, true), nearFrom: from < 0 ? -1 - from - near.length : from, near };
       if (from < 0) layout.docWide = true;
