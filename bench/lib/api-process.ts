@@ -6,6 +6,9 @@ import path from 'node:path';
 import { repoRoot } from './beir.ts';
 import { freePort } from '../../test/jobs-helpers.ts';
 
+/** Node flags `npm start` passes (package.json "start"; docs/deployment.md explains them). */
+export const NPM_START_NODE_ARGS = ['--max-semi-space-size=48'];
+
 /**
  * Start the server process and wait until it is ready.
  * @param opts.dataDir     DOCSEARCH_DATA_DIR of the kept namespace
@@ -17,7 +20,10 @@ import { freePort } from '../../test/jobs-helpers.ts';
  */
 export async function startApiProcess(opts: { dataDir: string; secret: string; accountKey: string; env?: Record<string, string>; nodeArgs?: string[] }): Promise<{ child: ChildProcess; base: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', path.join(repoRoot, 'src', 'main.ts')], {
+  // The Node flags of `npm start` (package.json), then the caller's; BENCH_API_NODE_ARGS (space-separated)
+  // replaces npm start's, to measure another setting.
+  const startArgs = process.env.BENCH_API_NODE_ARGS !== undefined ? process.env.BENCH_API_NODE_ARGS.split(' ').filter(Boolean) : NPM_START_NODE_ARGS;
+  const child = spawn(process.execPath, [...startArgs, ...(opts.nodeArgs ?? []), '--import', 'tsx', path.join(repoRoot, 'src', 'main.ts')], {
     cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'],
     env: {
       MALLOC_ARENA_MAX: '2', ...process.env, ...opts.env, DOCSEARCH_DATA_DIR: opts.dataDir, DOCSEARCH_SECRET: opts.secret,
