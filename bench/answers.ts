@@ -5,8 +5,10 @@
 // verboseForm, a fixed documented rule). Sets (bench/lib/answers-sets.ts): FinanceBench (whole namespace
 // and searchInDoc), XQuAD as QA per language in namespaces of 1 and 10 paragraphs (test half of the
 // articles), SciFact test claims among 0, 10 and 1 000 other abstracts. FinanceBench is a test set only.
+// Opt-in `books`: long documents of the XQuAD TRAINING half (answers-sets.ts xquadBookCases), for deciding
+// how the context spends its budget without looking at a test set.
 // Prints a table and writes bench/results/answers.json. Usage:
-//   npm run bench:answers [-- --sets financebench,xquad,scifact] [-- --langs en,de] [-- --limit N]
+//   npm run bench:answers [-- --sets financebench,xquad,scifact,books] [-- --langs en,de] [-- --limit N]
 //                         [-- --sizes 1,10] [-- --no-verbose] [-- --calibration] [-- --body JSON]
 //   --body JSON  request fields merged into every question's request (e.g. '{"min_relevance":0}' to see
 //                what the threshold costs); results then go to bench/results/answers-body.json
@@ -14,7 +16,7 @@ import { initAnalysis } from '../src/analysis/analyzer.ts';
 import { mean, ndcgAt, recallAt, dedupe, writeResult } from './lib/beir.ts';
 import { startBenchApp } from './lib/bench-app.ts';
 import { ask, Calibration, round, verboseForm } from './lib/answers-common.ts';
-import { financebenchCases, scifactCases, xquadCases, type EvalCase } from './lib/answers-sets.ts';
+import { financebenchCases, scifactCases, xquadBookCases, xquadCases, type EvalCase } from './lib/answers-sets.ts';
 import { percentile } from './lib/quality.ts';
 
 const arg = (name: string, dflt: string) => {
@@ -83,6 +85,7 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     if (sets.includes('financebench')) cases.push(...(await financebenchCases(app)));
     if (sets.includes('xquad')) for (const l of langs) cases.push(...(await xquadCases(app, l, sizes, limit)));
+    if (sets.includes('books')) for (const l of langs) cases.push(...(await xquadBookCases(app, l, limit)));
     if (sets.includes('scifact')) cases.push(...(await scifactCases(app, [0, 10, 1000], Math.min(limit, 100))));
     console.error(`loaded ${cases.length} cases in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
     for (const c of cases) {

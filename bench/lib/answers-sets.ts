@@ -103,6 +103,47 @@ export async function xquadCases(app: BenchApp, lang: string, sizes: number[], l
   return cases;
 }
 
+/**
+ * XQuAD "books" for one language, TRAINING split only (questions of even-numbered articles): the 48 articles
+ * as 6 documents of 8 articles each (Markdown: an article's title as a `##` heading, then its paragraphs),
+ * one namespace; asked over the namespace and with searchInDoc on the question's book. Long documents
+ * with QA labels, for deciding how the context uses its budget on documents that span many chunks without
+ * looking at FinanceBench (a test set); success = the answer text is in the context.
+ */
+export async function xquadBookCases(app: BenchApp, lang: string, limit: number): Promise<EvalCase[]> {
+  const { corpus, queries, qrels } = loadBeir(`xquad-${lang}`);
+  const answers = xquadAnswers(lang);
+  const articles = new Map<number, BeirDoc[]>();
+  for (const d of corpus) articles.set(xquadArticle(d._id), [...(articles.get(xquadArticle(d._id)) ?? []), d]);
+  const order = [...articles.keys()].sort((a, b) => a - b);
+  const bookOf = new Map<number, string>();
+  const books: BeirDoc[] = [];
+  for (let b = 0; b * 8 < order.length; b++) {
+    const arts = order.slice(b * 8, b * 8 + 8);
+    for (const a of arts) bookOf.set(a, `book${b}`);
+    const text = arts.map((a) => `## ${articles.get(a)![0].title.replace(/_/g, ' ')}\n\n${articles.get(a)!.map((p) => p.text).join('\n\n')}`).join('\n\n');
+    books.push({ _id: `book${b}`, title: `XQuAD ${lang} book ${b + 1}`, text });
+  }
+  const project = await projectWith(app, `xquad-${lang}-books`, books);
+  const train = thin(queries.filter((q) => xquadArticle([...qrels.get(q._id)!.keys()][0]) % 2 === 0), limit);
+  const mk = (inDoc: boolean): EvalQuestion[] => train.map((q) => {
+    const book = bookOf.get(xquadArticle([...qrels.get(q._id)!.keys()][0]))!;
+    const gold = (answers.get(q._id) ?? []).map(norm);
+    const doc = book; // ingestCorpus keeps the corpus id as doc_id
+    return {
+      id: q._id, text: q.text, project, qrels: new Map([[doc, 1]]),
+      extra: inDoc ? { doc_filter: doc } : undefined,
+      path: inDoc ? '/v3/docsearch/searchInDoc' : undefined,
+      relevant: (h) => h.doc_id === doc && gold.some((a) => norm(h.content).includes(a)),
+      inContext: (ctx) => gold.some((a) => norm(ctx).includes(a)),
+    };
+  });
+  return [
+    { name: `xquad-${lang} books search (train)`, docs: books.length, questions: mk(false), hitLevel: true },
+    { name: `xquad-${lang} books searchInDoc (train)`, docs: 1, questions: mk(true), hitLevel: true },
+  ];
+}
+
 /** Keep at most `limit` items, evenly spread (deterministic). */
 export function thin<T>(xs: T[], limit: number): T[] {
   if (xs.length <= limit) return xs;
