@@ -4,7 +4,8 @@
 // into parts, the next slide or page), nearest first, alternately after and before.
 // Rule (docs/search.md "Widening"): hits are widened best first; a hit may grow by at most
 // `expand_tightness × target_tokens` tokens (0 = never widen), never into a chunk another admitted hit
-// owns, and never past `target_tokens` in total. One engine read for all widened hits.
+// owns, and never past `target_tokens` in total. Planned from the token counts stored on the retrieved
+// chunks' rows (ChunkLayout.docWide) without a read; at most one layout read for hits those do not cover.
 import { LAYOUT_WINDOW, type NamespaceIndex, type StoredChunk } from '../../storage/namespace-index.ts';
 import { growAlternately } from './expand.ts';
 
