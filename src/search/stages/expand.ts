@@ -152,14 +152,21 @@ export function planFromLayout(r: Region, others: Set<number>, tightness: number
   // member's (a hint; getChunksAt checks it).
   const at = r.members.find((m) => m.chunk.rowId !== undefined)?.chunk;
   const chunks: StoredChunk[] = [];
-  for (let i = from; i <= to; i++) {
-    chunks.push({
-      id: `${r.docId}:${i}`, doc_id: r.docId, source_job_id: '', chunk_index: i, chunkset_index: r.chunksetIndex,
-      page_start: 0, page_end: 0, heading_path: '', content: '', token_count: known.get(i)!.token_count, textOmitted: true,
-      ...(at && at.rowId! + BigInt(i - at.chunk_index) >= 0n ? { rowId: at.rowId! + BigInt(i - at.chunk_index) } : {}),
-    });
-  }
+  for (let i = from; i <= to; i++) chunks.push(layoutStub(r.docId, i, r.chunksetIndex, known.get(i)!.token_count, at));
   return { from, to, chunks };
+}
+
+/**
+ * A chunk known only from stored layouts (textOmitted, page span 0 until hydrateChunks() reads it), its
+ * `rowId` guessed from `at`'s (a document's rows are written in chunk order in one batch; getChunksAt checks it).
+ */
+export function layoutStub(docId: string, i: number, chunksetIndex: number, tokenCount: number, at?: Pick<StoredChunk, 'rowId' | 'chunk_index'>): StoredChunk {
+  const guess = at?.rowId !== undefined ? at.rowId + BigInt(i - at.chunk_index) : undefined;
+  return {
+    id: `${docId}:${i}`, doc_id: docId, source_job_id: '', chunk_index: i, chunkset_index: chunksetIndex,
+    page_start: 0, page_end: 0, heading_path: '', content: '', token_count: tokenCount, textOmitted: true,
+    ...(guess !== undefined && guess >= 0n ? { rowId: guess } : {}),
+  };
 }
 
 /** Plan a region's expansion from rows read (its chunkset, or its range at tightness 0); undefined when they are gone. */

@@ -7,7 +7,7 @@
 // owns, and never past `target_tokens` in total. Planned from the token counts stored on the retrieved
 // chunks' rows (ChunkLayout.docWide) without a read; at most one layout read for hits those do not cover.
 import { LAYOUT_WINDOW, type NamespaceIndex, type StoredChunk } from '../../storage/namespace-index.ts';
-import { growAlternately } from './expand.ts';
+import { growAlternately, layoutStub } from './expand.ts';
 
 /** Chunks read on each side of a hit when widening (≈ 300-token chunks: beyond any allowance ≤ 4 500). */
 export const WIDEN_WINDOW = 15;
@@ -62,12 +62,7 @@ export function windowFromLayout(hit: WidenHit, lo: number, hi: number): StoredC
       out.push(mine);
       continue;
     }
-    const guess = at ? at.rowId! + BigInt(i - at.chunk_index) : undefined;
-    out.push({
-      id: `${hit.docId}:${i}`, doc_id: hit.docId, source_job_id: '', chunk_index: i, chunkset_index: -1,
-      page_start: 0, page_end: 0, heading_path: '', content: '', token_count: known.get(i)!, textOmitted: true,
-      ...(guess !== undefined && guess >= 0n ? { rowId: guess } : {}),
-    });
+    out.push(layoutStub(hit.docId, i, -1, known.get(i)!, at));
   }
   return out;
 }
