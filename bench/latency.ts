@@ -8,8 +8,9 @@
 //       filled:  `min_relevance: 0`, so the context is filled to target_tokens (5 000) — what a search
 //                costs once the context holds real evidence (issue 15);
 //     on the standard and the advanced tier;
-//   - LanceDB queried directly on the same table in the same run (the engine part of standard search:
-//     vector top-100 ∥ BM25 top-100 with the same parameters), each HTTP row given as a ratio to it;
+//   - LanceDB queried directly on the same table (the engine part of standard search: vector top-100 ∥
+//     BM25 top-100 with the same parameters), in blocks alternating with each HTTP row's (same queries, same
+//     client count), each HTTP row given as a ratio to its own paired engine blocks;
 //   - the server's resident memory (VmRSS) and peak (VmHWM) from /proc.
 // Prints tables; writes bench/results/latency[-<chunks>].json.
 // Usage: npm run bench:latency [-- --chunks N] [--keep] [--reuse DIR] [--scale F] [--cpu-prof DIR]
@@ -21,8 +22,15 @@
 //   --only K     measure only request kind K (default|filled), e.g. while profiling one path
 //   --dump FILE  write every (request, response) of a fixed query set to FILE (before/after comparisons);
 //                --dump-queries N sets its size (default 40 queries × 6 request kinds)
+//   --client C   the HTTP client of the load loops: `undici` (default: undici's request(), a keep-alive pool
+//                with plain Node streams) or `fetch` (Node's global fetch, built on the same undici but
+//                with WHATWG streams). On this 2-core machine the client shares the cores with the server,
+//                and fetch cost ≈ 2.4 ms more per request at 1 client than request() against the same
+//                server (ninth session, 100k chunks), which the engine baseline (in process, no HTTP)
+//                never pays; `--client fetch` reproduces the numbers of earlier sessions.
 import fs from 'node:fs';
 import path from 'node:path';
+import { request } from 'undici';
 import { initAnalysis } from '../src/analysis/analyzer.ts';
 import { analyseQuery } from '../src/search/stages/analyze-query.ts';
 import { STORED_COLUMNS } from '../src/storage/lance-arrow.ts';
@@ -43,6 +51,8 @@ const KEEP = process.argv.includes('--keep');
 const REUSE = argOf('--reuse');
 const SCALE = Number(argOf('--scale') ?? 1);
 const CPU_PROF = argOf('--cpu-prof');
+const CLIENT = argOf('--client') ?? 'undici';
+if (CLIENT !== 'undici' && CLIENT !== 'fetch') throw new Error(`--client must be undici or fetch, not ${CLIENT}`);
 const STATE_FILE = 'bench-latency-state.json';
 interface KeptState { dataDir: string; secret: string; accountKey: string; apiKey: string; namespace: string; chunks: number; docs: number; writeSeconds: number; optimizeSeconds: number }
 type Kind = 'default' | 'filled';
@@ -66,7 +76,7 @@ function summarise(ms: number[], wallMs: number, errors: number): Stats {
 }
 
 /** Run `total` calls of `fn(i)` with `clients` concurrent loops; returns per-call latency and wall time. */
-async function load(clients: number, total: number, fn: (i: number) => Promise<boolean>): Promise<Stats> {
+async function timedCalls(clients: number, total: number, fn: (i: number) => Promise<boolean>): Promise<{ ms: number[]; wallMs: number; errors: number }> {
   const ms: number[] = [];
   let next = 0;
   let errors = 0;
@@ -78,7 +88,40 @@ async function load(clients: number, total: number, fn: (i: number) => Promise<b
       ms.push(performance.now() - t);
     }
   }));
-  return summarise(ms, performance.now() - t0, errors);
+  return { ms, wallMs: performance.now() - t0, errors };
+}
+
+/** timedCalls() summarised (warm-up loops use it too). */
+async function load(clients: number, total: number, fn: (i: number) => Promise<boolean>): Promise<Stats> {
+  const r = await timedCalls(clients, total, fn);
+  return summarise(r.ms, r.wallMs, r.errors);
+}
+
+/** Blocks per side in paired(): enough alternations to even out load swings, blocks long enough to fill 8 clients. */
+const PAIR_BLOCKS = 4;
+
+/**
+ * Measure `service` and its engine baseline `engine` on the same request indices, in PAIR_BLOCKS blocks each,
+ * alternating (engine first in even rounds, service first in odd ones), each block at `clients` concurrent
+ * loops. Latencies are pooled per side; throughput is requests over the summed block wall times.
+ */
+async function paired(clients: number, total: number, engine: (i: number) => Promise<boolean>, service: (i: number) => Promise<boolean>): Promise<{ engine: Stats; service: Stats }> {
+  const acc = { engine: { ms: [] as number[], wall: 0, errors: 0 }, service: { ms: [] as number[], wall: 0, errors: 0 } };
+  const per = Math.ceil(total / PAIR_BLOCKS);
+  for (let b = 0; b < PAIR_BLOCKS; b++) {
+    const offset = b * per;
+    const count = Math.min(per, total - offset);
+    if (count <= 0) break;
+    const order = b % 2 === 0 ? (['engine', 'service'] as const) : (['service', 'engine'] as const);
+    for (const side of order) {
+      const fn = side === 'engine' ? engine : service;
+      const r = await timedCalls(clients, count, (i) => fn(offset + i));
+      acc[side].ms.push(...r.ms);
+      acc[side].wall += r.wallMs;
+      acc[side].errors += r.errors;
+    }
+  }
+  return { engine: summarise(acc.engine.ms, acc.engine.wall, acc.engine.errors), service: summarise(acc.service.ms, acc.service.wall, acc.service.errors) };
 }
 
 function memoryOf(pid: number): { rssMb: number; peakRssMb: number } {
@@ -129,33 +172,31 @@ async function main(): Promise<void> {
   try {
     // Every response's hit count and context tokens are summed per run (shown beside the latency).
     const seen = { hits: 0, tokens: 0, n: 0 };
+    const post = { method: 'POST', headers: { authorization: `Bearer ${project.apiKey}`, 'content-type': 'application/json' } } as const;
+    const url = `${base}/v3/docsearch/search`;
     const search = async (i: number, tier: string, kind: Kind) => {
-      const res = await fetch(`${base}/v3/docsearch/search`, {
-        method: 'POST', headers: { authorization: `Bearer ${project.apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ query: queries[i % queries.length], retrieval_tier: tier, ...BODIES[kind] }),
-      });
-      const body = (await res.json()) as { result_count?: number; tokens_estimated?: number };
+      const payload = JSON.stringify({ query: queries[i % queries.length], retrieval_tier: tier, ...BODIES[kind] });
+      let status: number;
+      let body: { result_count?: number; tokens_estimated?: number };
+      if (CLIENT === 'fetch') {
+        const res = await fetch(url, { ...post, body: payload });
+        status = res.status;
+        body = (await res.json()) as typeof body;
+      } else {
+        const res = await request(url, { ...post, body: payload });
+        status = res.statusCode;
+        body = (await res.body.json()) as typeof body;
+      }
       seen.hits += body.result_count ?? 0;
       seen.tokens += body.tokens_estimated ?? 0;
       seen.n++;
-      return res.status === 200;
+      return status === 200;
     };
     const n = (x: number) => Math.max(8, Math.round(x * SCALE));
     if (DUMP) await dumpOutputs(base, project.apiKey, queries, DUMP);
-    await load(2, 100, (i) => search(i + 500, 'standard', 'filled'));
-    await load(2, 50, (i) => search(i + 600, 'advanced', 'filled'));
-    const http: Array<Stats & { engine: string; tier: string; request: Kind; clients: number; hits: number; tokens: number }> = [];
-    for (const run of RUNS) {
-      Object.assign(seen, { hits: 0, tokens: 0, n: 0 });
-      const st = await load(run.clients, n(run.requests), (i) => search(i, run.tier, run.kind));
-      const mean = (x: number) => Number((x / Math.max(1, seen.n)).toFixed(1));
-      http.push({ engine: 'docsearch HTTP', tier: run.tier, request: run.kind, clients: run.clients, ...st, hits: mean(seen.hits), tokens: mean(seen.tokens) });
-      console.log(JSON.stringify(http[http.length - 1]));
-    }
-    const memory = memoryOf(child.pid!);
 
-    // 3. LanceDB directly on the same table, same process as the client, server idle; the same columns the
-    //    service asks for (including the stored vectors the lexical-anchor feature reads).
+    // 3. LanceDB directly on the same table, from this (client) process; the same columns the service asks
+    //    for (including the stored vectors the lexical-anchor feature reads).
     process.env.LANCEDB_LOG ??= 'error';
     const lancedb = await import('@lancedb/lancedb');
     const db = await lancedb.connect(path.join(dataDir, 'lance'));
@@ -169,24 +210,36 @@ async function main(): Promise<void> {
       ]);
       return v.numRows > 0 && b.numRows >= 0;
     };
+    await load(2, 100, (i) => search(i + 500, 'standard', 'filled'));
+    await load(2, 50, (i) => search(i + 600, 'advanced', 'filled'));
     await load(2, 100, (i) => direct(i + 500));
-    const lance1 = await load(1, n(400), direct);
-    const lance8 = await load(8, n(1600), direct);
+    type Row = Stats & { engine: string; tier: string; request: Kind | 'raw'; clients: number; hits: number; tokens: number };
+    const http: Row[] = [];
+    const engine: Row[] = [];
+    const ratios: Record<string, number> = {};
+    for (const run of RUNS) {
+      Object.assign(seen, { hits: 0, tokens: 0, n: 0 });
+      // The engine baseline of this row is measured in blocks alternating with the service's (PAIR_BLOCKS
+      // each, same queries, same client count), so both see the same machine load: on this shared 2-core
+      // machine the load swings within minutes, and a baseline measured in another phase moved the ratios
+      // by 0.3 and more between runs (ninth session).
+      const pair = await paired(run.clients, n(run.requests), direct, (i) => search(i, run.tier, run.kind));
+      const mean = (x: number) => Number((x / Math.max(1, seen.n)).toFixed(1));
+      http.push({ engine: 'docsearch HTTP', tier: run.tier, request: run.kind, clients: run.clients, ...pair.service, hits: mean(seen.hits), tokens: mean(seen.tokens) });
+      engine.push({ engine: 'LanceDB direct (vector ∥ BM25, top 100 each), paired', tier: run.tier, request: 'raw', clients: run.clients, ...pair.engine, hits: 100, tokens: 0 });
+      // Same-run ratios: p50 against the paired engine blocks, throughput likewise.
+      ratios[`p50 ${run.tier} ${run.kind} ×${run.clients}`] = Number((pair.service.p50 / pair.engine.p50).toFixed(2));
+      if (run.clients > 1) ratios[`throughput ${run.tier} ${run.kind} ×${run.clients}`] = Number((pair.service.perSecond / pair.engine.perSecond).toFixed(2));
+      console.log(JSON.stringify(http[http.length - 1]), JSON.stringify({ engineP50: pair.engine.p50, enginePerSecond: pair.engine.perSecond }));
+    }
+    const memory = memoryOf(child.pid!);
     table.close();
     db.close();
-    const engine = [1, 8].map((clients) => ({ engine: 'LanceDB direct (vector ∥ BM25, top 100 each)', tier: 'engine only', request: 'raw', clients, ...(clients === 1 ? lance1 : lance8), hits: 100, tokens: 0 }));
-    // Same-run ratios: p50 against the engine at the same client count, throughput likewise.
-    const ratios: Record<string, number> = {};
-    for (const h of http) {
-      const e = h.clients === 1 ? lance1 : lance8;
-      ratios[`p50 ${h.tier} ${h.request} ×${h.clients}`] = Number((h.p50 / e.p50).toFixed(2));
-      if (h.clients > 1) ratios[`throughput ${h.tier} ${h.request} ×${h.clients}`] = Number((h.perSecond / e.perSecond).toFixed(2));
-    }
-    console.log(`\nsearch at ${chunks} chunks (warm; HTTP on 127.0.0.1; 2 cores)`);
-    console.table([...http, ...engine]);
-    console.log('ratios (docsearch / LanceDB direct, same run):', ratios);
+    console.log(`\nsearch at ${chunks} chunks (warm; HTTP on 127.0.0.1, client ${CLIENT}; 2 cores)`);
+    console.table(http.flatMap((h, i) => [h, engine[i]]));
+    console.log('ratios (docsearch / LanceDB direct, paired blocks of the same run):', ratios);
     console.log(`server memory: RSS ${memory.rssMb} MB, peak ${memory.peakRssMb} MB`);
-    Object.assign(result, { http, engine, ratios, memory, date: new Date().toISOString() });
+    Object.assign(result, { client: CLIENT, http, engine, ratios, memory, date: new Date().toISOString() });
     console.log(`wrote ${writeResult(chunks === 100_000 ? 'latency' : `latency-${chunks}`, result)}`);
   } finally {
     child.kill('SIGTERM');
