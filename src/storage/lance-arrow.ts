@@ -38,6 +38,13 @@ export const STORED_COLUMNS = [
  */
 export const SEARCH_COLUMNS = ['id', 'doc_id', 'chunk_index', 'chunkset_index', 'page_start', 'page_end', 'token_count', LAYOUT_COLUMN] as const;
 
+/**
+ * Columns of the read that gives the chunks a response shows their text (NamespaceIndex.getChunksAt with
+ * `shown`): what rendering and JSON hits use. No `id`, `source_job_id` or `heading_path`: three string
+ * columns fewer made a take of 24 random rows 2.60 → 2.18 ms p50 at 100k chunks (ninth session).
+ */
+export const SHOWN_COLUMNS = ['doc_id', 'chunk_index', 'chunkset_index', 'page_start', 'page_end', 'content', 'token_count'] as const;
+
 /** Columns of a layout-only read (ReadOptions.text false): what expansion and budgeting need. */
 export const LAYOUT_COLUMNS = ['doc_id', 'chunk_index', 'chunkset_index', 'page_start', 'page_end', 'token_count'] as const;
 
@@ -174,15 +181,16 @@ export function arrowToChunks(table: ArrowTable, scoreColumn?: string, keep?: Ro
     if (!c) throw new Error(`query result lacks column ${name}`);
     return c;
   };
-  const id = col('id');
+  // A read of SHOWN_COLUMNS has no id, job or heading: the id is derived as layout-only reads derive it.
+  const id = table.getChild('id');
   const docId = col('doc_id');
   const content = table.getChild('content');
-  const job = content ? col('source_job_id') : null;
+  const job = table.getChild('source_job_id');
   const chunkIndex = col('chunk_index');
   const chunkset = col('chunkset_index');
   const pageStart = col('page_start');
   const pageEnd = col('page_end');
-  const heading = content ? col('heading_path') : null;
+  const heading = table.getChild('heading_path');
   const tokenCount = col('token_count');
   const score = scoreColumn ? table.getChild(scoreColumn) : null;
   const vectors = table.getChild('vector');
@@ -195,7 +203,7 @@ export function arrowToChunks(table: ArrowTable, scoreColumn?: string, keep?: Ro
     const doc = docId.get(i) as string;
     if (keep && !keep(doc, chunkIndex.get(i) as number)) continue;
     const chunk: StoredChunk = {
-      id: id.get(i) as string,
+      id: id ? (id.get(i) as string) : `${doc}:${chunkIndex.get(i) as number}`,
       doc_id: doc,
       source_job_id: job ? (job.get(i) as string) : '',
       chunk_index: chunkIndex.get(i) as number,

@@ -8,7 +8,7 @@
 import type * as Lance from '@lancedb/lancedb';
 import { cosine } from '../internal/cosine.ts';
 import { AppError } from '../internal/errors.ts';
-import { arrowToChunks, arrowToLayout, LAYOUT_COLUMNS, rowsToArrow, sameSignature, SEARCH_COLUMNS, STORED_COLUMNS } from './lance-arrow.ts';
+import { arrowToChunks, arrowToLayout, LAYOUT_COLUMNS, rowsToArrow, sameSignature, SEARCH_COLUMNS, SHOWN_COLUMNS, STORED_COLUMNS } from './lance-arrow.ts';
 import { ensureLayoutColumns, LAYOUT_COLUMN, storedColumnsOf, TERMS_COLUMN } from './lance-layout.ts';
 import { annOf, ensureAnn, withAnnParams } from './lance-ann.ts';
 import { ensureAttrIndexes } from './lance-attr-indexes.ts';
@@ -251,7 +251,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
     });
   }
 
-  async getChunksAt(namespace: string, chunks: ChunkRef[]): Promise<StoredChunk[]> {
+  async getChunksAt(namespace: string, chunks: ChunkRef[], opts: { shown?: boolean } = {}): Promise<StoredChunk[]> {
     this.check(namespace);
     if (chunks.length === 0) return [];
     const key = (docId: string, chunkIndex: number) => `${docId}\u0000${chunkIndex}`;
@@ -261,7 +261,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
       const hinted = [...new Set(chunks.flatMap((c) => (c.rowId === undefined ? [] : [c.rowId])))];
       if (hinted.length > 0) {
         try {
-          const rows = await state.table.takeRowIds(hinted).select([...STORED_COLUMNS]).toArrow();
+          const rows = await state.table.takeRowIds(hinted).select([...(opts.shown ? SHOWN_COLUMNS : STORED_COLUMNS)]).toArrow();
           for (const { chunk } of arrowToChunks(rows, undefined, (d, i) => wanted.has(key(d, i)))) found.set(key(chunk.doc_id, chunk.chunk_index), chunk);
         } catch {
           // Addresses of another table version (compacted since the search read them): read by range below.

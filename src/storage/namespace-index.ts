@@ -222,9 +222,11 @@ export interface NamespaceIndex {
    * The full rows (text included) of exactly these chunks in one engine read where possible (issue 15):
    * chunks with a `rowId` are taken by row address and kept only when the row read is the chunk asked for
    * (same doc_id and chunk_index); the others, and guesses that missed, are read by range. Unordered;
-   * chunks whose rows are gone are left out.
+   * chunks whose rows are gone are left out. With `opts.shown`, rows read by address carry only what a
+   * response shows (lance-arrow.ts SHOWN_COLUMNS: text, pages, token count): `heading_path` and
+   * `source_job_id` empty, `id` derived as `${doc_id}:${chunk_index}`.
    */
-  getChunksAt(namespace: string, chunks: ChunkRef[]): Promise<StoredChunk[]>;
+  getChunksAt(namespace: string, chunks: ChunkRef[], opts?: { shown?: boolean }): Promise<StoredChunk[]>;
   /** Distinct doc_ids present in the namespace (for the reconciler). */
   listDocIds(namespace: string): Promise<string[]>;
   /** Number of chunks in the namespace (0 when it does not exist). */

@@ -88,21 +88,25 @@ export function fitChunks(chunks: StoredChunk[], estimate: number, maxTokens: nu
 /**
  * Give the chunks of the hits a response shows their text: expansion and widening read the layout only
  * (ReadOptions.text false), so the text of exactly the shown chunks is read here, in one engine read
- * (issue 15; by row address where the chunks carry one, NamespaceIndex.getChunksAt). Chunks are replaced
- * in place by the full rows, order kept; a chunk whose row vanished since (its document was deleted during
+ * (issue 15; by row address where the chunks carry one, NamespaceIndex.getChunksAt with `shown`: the text,
+ * pages and token count, not the heading path or job id, which no response shows). Chunks are replaced
+ * in place by the rows read, order kept; a chunk whose row vanished since (its document was deleted during
  * the search) is left out.
  * @throws whatever the index throws
  */
 export async function hydrateChunks(index: NamespaceIndex, namespace: string, hits: Array<{ docId: string; chunks: StoredChunk[] }>): Promise<void> {
   const wanted = hits.filter((h) => h.chunks.length > 0);
   if (wanted.length === 0) return;
-  const rowOf = await rowsOf(index, namespace, wanted.flatMap((h) => h.chunks));
+  const rowOf = await rowsOf(index, namespace, wanted.flatMap((h) => h.chunks), { shown: true });
   for (const h of wanted) h.chunks = h.chunks.map(rowOf).filter((c): c is StoredChunk => c !== undefined);
 }
 
-/** Read the full rows of `chunks` (NamespaceIndex.getChunksAt); returns a lookup of a chunk's row (undefined when gone). */
-async function rowsOf(index: NamespaceIndex, namespace: string, chunks: StoredChunk[]): Promise<(c: StoredChunk) => StoredChunk | undefined> {
-  const byKey = new Map((await index.getChunksAt(namespace, chunks)).map((c) => [`${c.doc_id}\u0000${c.chunk_index}`, c]));
+/**
+ * Read the rows of `chunks` (NamespaceIndex.getChunksAt; `shown`: only the columns a response shows);
+ * returns a lookup of a chunk's row (undefined when gone).
+ */
+async function rowsOf(index: NamespaceIndex, namespace: string, chunks: StoredChunk[], opts: { shown?: boolean } = {}): Promise<(c: StoredChunk) => StoredChunk | undefined> {
+  const byKey = new Map((await index.getChunksAt(namespace, chunks, opts)).map((c) => [`${c.doc_id}\u0000${c.chunk_index}`, c]));
   return (c) => byKey.get(`${c.doc_id}\u0000${c.chunk_index}`);
 }
 
