@@ -195,8 +195,9 @@ async function main(): Promise<void> {
     const n = (x: number) => Math.max(8, Math.round(x * SCALE));
     if (DUMP) await dumpOutputs(base, project.apiKey, queries, DUMP);
 
-    // 3. LanceDB directly on the same table, from this (client) process; the same columns the service asks
-    //    for (including the stored vectors the lexical-anchor feature reads).
+    // 3. LanceDB directly on the same table, from this (client) process, with the service's query parameters:
+    //    the chunk rows with their text and vectors, as a client of raw LanceDB reads them to build a
+    //    context (the service reads fewer columns here: no text, docs/performance.md).
     process.env.LANCEDB_LOG ??= 'error';
     const lancedb = await import('@lancedb/lancedb');
     const db = await lancedb.connect(path.join(dataDir, 'lance'));
