@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createBuiltinEmbedder, type BuiltinEmbedder } from './builtin-embedder.ts';
 import { rerankFeatures, sentences } from './builtin-reranker-features.ts';
-import { BuiltinReranker } from './builtin-reranker.ts';
+import { BuiltinReranker, EVIDENCE_CACHE_BYTES } from './builtin-reranker.ts';
 import { RERANK_MODEL } from './builtin-reranker-model.ts';
 import type { RerankCandidate } from './reranker.ts';
 
@@ -75,4 +75,18 @@ test('passage evidence cache: same outputs cold, warm, under eviction and per la
   // evidence is keyed by language: an unstemmed query does not reuse English stems
   const plain = await cached.rerank({ text: q.text, lang: null }, pool);
   assert.deepEqual(plain, await new BuiltinReranker(glove).rerank({ text: q.text, lang: null }, pool));
+});
+
+test('evidence work yields to the event loop between slices, with the same outputs', async () => {
+  const pool = Array.from({ length: 6 }, (_, i) => cand(`Passage ${i}`, `Statin therapy number ${i} was given to adults with heart failure. Mortality did not change in trial ${i}.`, 0.3));
+  const q = { text: 'Statins reduce the risk of myocardial infarction', lang: 'en' };
+  const whole = await new BuiltinReranker(glove).rerank(q, pool);
+  // A slice of 0 ms yields after every uncached passage: a macrotask queued before the rerank runs
+  // before the rerank has finished.
+  let ranBetween = false;
+  setImmediate(() => { ranBetween = true; });
+  let finishedFirst = false;
+  const sliced = new BuiltinReranker(glove, RERANK_MODEL, EVIDENCE_CACHE_BYTES, 0).rerank(q, pool).then((p) => { finishedFirst = !ranBetween; return p; });
+  assert.deepEqual(await sliced, whole);
+  assert.equal(finishedFirst, false, 'the rerank gave the event loop a turn');
 });

@@ -4,6 +4,7 @@
 // is a calibrated relevance probability. Sentence vectors come from the builtin GloVe embedder's table,
 // shared with the embedder when that is the builtin one too (same data directory, one load).
 import { LRUCache } from 'lru-cache';
+import { timeSlicer } from '../internal/event-loop.ts';
 import { createBuiltinEmbedder, type BuiltinEmbedder } from './builtin-embedder.ts';
 import { evidenceBytes, passageEvidence, rerankFeatures, type PassageEvidence } from './builtin-reranker-features.ts';
 import { RERANK_MODEL, type RerankModel } from './builtin-reranker-model.ts';
@@ -16,15 +17,31 @@ import type { RerankCandidate, Reranker, RerankerInfo, RerankQuery } from './rer
  */
 export const EVIDENCE_CACHE_BYTES = 64 * 1024 * 1024;
 
+/**
+ * Longest stretch (ms) of passage-evidence work between two yields to the event loop. Uncached evidence of
+ * a 50-passage pool is 17–19 ms of main-thread time at p50 and up to ≈ 90 ms (100k chunks, filled advanced
+ * searches, ninth session); in one piece it stalls every other request of the process for that long. 5 ms
+ * is about half of a standard search's own main-thread time, so a standard search that arrives meanwhile
+ * waits at most about that much more.
+ */
+export const EVIDENCE_SLICE_MS = 5;
+
 export class BuiltinReranker implements Reranker {
   readonly info: RerankerInfo = { provider: 'builtin', model: 'docsearch-ltr-v1', output: 'probability' };
   /** Passage evidence by language + title + text (query-independent, so results are identical). */
   private readonly evidence: LRUCache<string, PassageEvidence>;
 
+  /**
+   * @param glove      sentence embedder (the builtin GloVe table)
+   * @param model      fitted coefficients (builtin-reranker-model.ts)
+   * @param cacheBytes heap budget of the passage-evidence cache
+   * @param sliceMs    longest evidence work between two event-loop yields (EVIDENCE_SLICE_MS)
+   */
   constructor(
     private readonly glove: Pick<BuiltinEmbedder, 'embedSync'>,
     private readonly model: RerankModel = RERANK_MODEL,
     cacheBytes = EVIDENCE_CACHE_BYTES,
+    private readonly sliceMs = EVIDENCE_SLICE_MS,
   ) {
     this.evidence = new LRUCache<string, PassageEvidence>({ maxSize: Math.max(1, cacheBytes), sizeCalculation: (e, key) => evidenceBytes(e) + 2 * key.length });
   }
@@ -35,22 +52,27 @@ export class BuiltinReranker implements Reranker {
   }
 
   /**
-   * Calibrated relevance probability of each candidate (0..1). CPU-bound: ≈0.1–0.3 ms per candidate
-   * (analysis and GloVe vectors of its sentences), on the caller's thread.
+   * Calibrated relevance probability of each candidate (0..1). CPU-bound: ≈0.1–0.3 ms per uncached
+   * candidate (analysis and GloVe vectors of its sentences), on the caller's thread, in slices of at most
+   * `sliceMs` between which other requests run (the features themselves, ≈ 1.5 ms, are one piece).
    */
   async rerank(query: RerankQuery, candidates: RerankCandidate[]): Promise<number[]> {
     if (candidates.length === 0) return [];
     const embed = (t: string) => this.glove.embedSync(t);
     const lang = query.lang;
-    const features = rerankFeatures(query.text, lang, candidates, embed, (c) => {
+    const tick = timeSlicer(this.sliceMs);
+    const evidence = new Map<RerankCandidate, PassageEvidence>();
+    for (const c of candidates) {
       const key = `${lang ?? ''}\u0000${c.title}\u0000${c.text}`;
       let e = this.evidence.get(key);
       if (!e) {
         e = passageEvidence(c, lang, embed);
         this.evidence.set(key, e);
+        await tick();
       }
-      return e;
-    });
+      evidence.set(c, e);
+    }
+    const features = rerankFeatures(query.text, lang, candidates, embed, (c) => evidence.get(c)!);
     return features.map((f) => {
       let z = this.model.intercept;
       for (const [name, w] of Object.entries(this.model.weights) as Array<[keyof typeof f, number]>) z += w * f[name];
