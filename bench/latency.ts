@@ -33,10 +33,9 @@ import path from 'node:path';
 import { request } from 'undici';
 import { initAnalysis } from '../src/analysis/analyzer.ts';
 import { analyseQuery } from '../src/search/stages/analyze-query.ts';
-import { STORED_COLUMNS } from '../src/storage/lance-arrow.ts';
-import { annOf, withAnnParams } from '../src/storage/lance-ann.ts';
 import { loadBeir, readJsonl, beirDir, repoRoot, writeResult } from './lib/beir.ts';
 import { startApiProcess } from './lib/api-process.ts';
+import { openBaselineTable, vectorAndBm25 } from './lib/engine-baseline.ts';
 import { createBenchProject, startBenchApp } from './lib/bench-app.ts';
 import { percentile } from './lib/quality.ts';
 import { writeSyntheticCorpus } from './lib/synthetic.ts';
@@ -198,17 +197,10 @@ async function main(): Promise<void> {
     // 3. LanceDB directly on the same table, from this (client) process, with the service's query parameters:
     //    the chunk rows with their text and vectors, as a client of raw LanceDB reads them to build a
     //    context (the service reads fewer columns here: no text, docs/performance.md).
-    process.env.LANCEDB_LOG ??= 'error';
-    const lancedb = await import('@lancedb/lancedb');
-    const db = await lancedb.connect(path.join(dataDir, 'lance'));
-    const table = await db.openTable(project.namespace);
-    const ann = annOf(await table.listIndices()); // the service's query parameters for this table's index
+    const baseline = await openBaselineTable(dataDir, project.namespace);
     const direct = async (i: number) => {
       const k = i % queries.length;
-      const [v, b] = await Promise.all([
-        withAnnParams(table.vectorSearch(vectors[k]).column('vector').distanceType('cosine'), ann, 100).select([...STORED_COLUMNS, 'vector', '_distance']).limit(100).toArrow(),
-        table.query().fullTextSearch(new lancedb.MatchQuery(terms[k].join(' '), 'tokens', { operator: lancedb.Operator.Or })).select([...STORED_COLUMNS, 'vector', '_score']).limit(100).toArrow(),
-      ]);
+      const [v, b] = await vectorAndBm25(baseline, vectors[k], terms[k]);
       return v.numRows > 0 && b.numRows >= 0;
     };
     // Warm-up grows with the namespace: at 1M chunks 250 searches left the first measured row reading a cold
@@ -238,8 +230,7 @@ async function main(): Promise<void> {
       console.log(JSON.stringify(http[http.length - 1]), JSON.stringify({ engineP50: pair.engine.p50, enginePerSecond: pair.engine.perSecond }));
     }
     const memory = memoryOf(child.pid!);
-    table.close();
-    db.close();
+    baseline.close();
     console.log(`\nsearch at ${chunks} chunks (warm; HTTP on 127.0.0.1, client ${CLIENT}; 2 cores)`);
     console.table(http.flatMap((h, i) => [h, engine[i]]));
     console.log('ratios (docsearch / LanceDB direct, paired blocks of the same run):', ratios);

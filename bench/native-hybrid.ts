@@ -13,26 +13,23 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { analyseQuery } from '../src/search/stages/analyze-query.ts';
-import { SEARCH_COLUMNS, STORED_COLUMNS } from '../src/storage/lance-arrow.ts';
+import { SEARCH_COLUMNS } from '../src/storage/lance-arrow.ts';
 import { TERMS_COLUMN } from '../src/storage/lance-layout.ts';
-import { annOf, withAnnParams } from '../src/storage/lance-ann.ts';
+import { withAnnParams } from '../src/storage/lance-ann.ts';
 import { loadBuiltinEmbedder } from '../src/models/builtin-embedder.ts';
 import { initAnalysis } from '../src/analysis/analyzer.ts';
 import { beirDir, loadBeir, mean, ndcgAt, readJsonl, writeResult } from './lib/beir.ts';
 import { collectCandidates, indexBeirCorpus, withScratchIndex } from './lib/scifact-candidates.ts';
+import { BASELINE_COLUMNS, openBaselineTable, vectorAndBm25 } from './lib/engine-baseline.ts';
+import { percentile } from './lib/quality.ts';
 
 const argOf = (name: string): string | undefined => { const i = process.argv.indexOf(name); return i >= 0 ? process.argv[i + 1] : undefined; };
 const REUSE = argOf('--reuse');
 const QUERIES = Number(argOf('--queries') ?? 200);
 const WARM = 20;
-process.env.LANCEDB_LOG ??= 'error'; // before LanceDB loads: otherwise every query logs a deprecation warning
-const lancedb = await import('@lancedb/lancedb');
-
-/** p50 and p90 of `ms`, rounded to 0.01 ms. */
+/** p50 and p90 of `ms` (nearest rank), rounded to 0.01 ms. */
 function quantiles(ms: number[]): { p50: number; p90: number } {
-  const s = [...ms].sort((a, b) => a - b);
-  const at = (q: number) => Number(s[Math.min(s.length - 1, Math.floor(q * s.length))].toFixed(2));
-  return { p50: at(0.5), p90: at(0.9) };
+  return { p50: Number(percentile(ms, 50).toFixed(2)), p90: Number(percentile(ms, 90).toFixed(2)) };
 }
 
 async function cost(dir: string): Promise<Array<{ call: string; depth: number; p50: number; p90: number }>> {
@@ -41,25 +38,20 @@ async function cost(dir: string): Promise<Array<{ call: string; depth: number; p
   const queries = readJsonl<{ text: string }>(path.join(beirDir('scifact'), 'queries.jsonl')).map((q) => q.text).slice(0, QUERIES + WARM);
   const embedder = await loadBuiltinEmbedder(dir);
   const vectors = await Promise.all(queries.map((q) => embedder.embedQuery(q)));
-  const terms = queries.map((q) => analyseQuery(q, 'en').terms.join(' '));
-  const db = await lancedb.connect(path.join(dir, 'lance'));
-  const table = await db.openTable(kept.namespace);
-  const ann = annOf(await table.listIndices());
+  const terms = queries.map((q) => analyseQuery(q, 'en').terms);
+  const baseline = await openBaselineTable(dir, kept.namespace);
+  const { lancedb, table, ann } = baseline;
   const rrf = await lancedb.rerankers.RRFReranker.create(60);
-  const rows = [...STORED_COLUMNS, 'vector'];
   const service = [...SEARCH_COLUMNS, TERMS_COLUMN, 'vector'];
-  const match = (k: number) => new lancedb.MatchQuery(terms[k], 'tokens', { operator: lancedb.Operator.Or });
-  const two = (k: number, depth: number, columns: string[]) => Promise.all([
-    withAnnParams(table.vectorSearch(vectors[k]).column('vector').distanceType('cosine'), ann, depth).select([...columns, '_distance']).limit(depth).withRowId().toArrow(),
-    table.query().fullTextSearch(match(k)).select([...columns, '_score']).limit(depth).withRowId().toArrow(),
-  ]);
-  const hybrid = (k: number, depth: number) => withAnnParams(table.query().fullTextSearch(match(k)).nearestTo(vectors[k]).column('vector').distanceType('cosine'), ann, depth)
-    .rerank(rrf).select(rows).limit(depth).toArrow();
+  const two = (k: number, depth: number, columns = BASELINE_COLUMNS) => vectorAndBm25(baseline, vectors[k], terms[k], { columns, depth, rowIds: true });
+  const hybrid = (k: number, depth: number) => withAnnParams(
+    table.query().fullTextSearch(new lancedb.MatchQuery(terms[k].join(' '), 'tokens', { operator: lancedb.Operator.Or })).nearestTo(vectors[k]).column('vector').distanceType('cosine'), ann, depth,
+  ).rerank(rrf).select([...BASELINE_COLUMNS]).limit(depth).toArrow();
   const calls: Array<[string, number, (k: number) => Promise<unknown>]> = [
-    ['vector ∥ BM25 (chunk rows)', 100, (k) => two(k, 100, rows)],
+    ['vector ∥ BM25 (chunk rows)', 100, (k) => two(k, 100)],
     ['vector ∥ BM25 (service columns)', 100, (k) => two(k, 100, service)],
     ['native hybrid, RRF', 100, (k) => hybrid(k, 100)],
-    ['vector ∥ BM25 (chunk rows)', 10, (k) => two(k, 10, rows)],
+    ['vector ∥ BM25 (chunk rows)', 10, (k) => two(k, 10)],
     ['native hybrid, RRF', 10, (k) => hybrid(k, 10)],
   ];
   const ms = calls.map(() => [] as number[]);
@@ -70,8 +62,7 @@ async function cost(dir: string): Promise<Array<{ call: string; depth: number; p
       if (k >= WARM) ms[i].push(performance.now() - t);
     }
   }
-  table.close();
-  db.close();
+  baseline.close();
   return calls.map(([call, depth], i) => ({ call, depth, ...quantiles(ms[i]) }));
 }
 

@@ -19,10 +19,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { analyseQuery } from '../src/search/stages/analyze-query.ts';
-import { STORED_COLUMNS } from '../src/storage/lance-arrow.ts';
-import { annOf, withAnnParams } from '../src/storage/lance-ann.ts';
 import { beirDir, readJsonl, repoRoot } from './lib/beir.ts';
 import { percentile } from './lib/quality.ts';
+import { openBaselineTable, vectorAndBm25 } from './lib/engine-baseline.ts';
 
 const argOf = (name: string): string | undefined => { const i = process.argv.indexOf(name); return i >= 0 ? process.argv[i + 1] : undefined; };
 const DIR = argOf('--reuse');
@@ -117,18 +116,10 @@ async function main(): Promise<void> {
     console.log(`identity: ${same} responses identical, ${ulp.length} equal up to LanceDB's BM25 ulp${ulp.length ? ` (${ulp.slice(0, 10).join('; ')})` : ''}, ${differ.length} differ${differ.length ? `: ${differ.slice(0, 20).join('; ')}` : ''}`);
   }
   if (!SKIP.has('latency')) {
-    process.env.LANCEDB_LOG ??= 'error';
-    const lancedb = await import('@lancedb/lancedb');
-    const db = await lancedb.connect(path.join(DIR!, 'lance'));
-    const table = await db.openTable(kept.namespace);
-    const ann = annOf(await table.listIndices()); // the service's query parameters for this table's index
+    const baseline = await openBaselineTable(DIR!, kept.namespace);
     const direct = async (k: number) => {
       const vector = await apps.after.services.embedder.embedQuery(queries[k]);
-      const terms = analyseQuery(queries[k], 'en').terms;
-      await Promise.all([
-        withAnnParams(table.vectorSearch(vector).column('vector').distanceType('cosine'), ann, 100).select([...STORED_COLUMNS, 'vector', '_distance']).limit(100).toArrow(),
-        table.query().fullTextSearch(new lancedb.MatchQuery(terms.join(' '), 'tokens', { operator: lancedb.Operator.Or })).select([...STORED_COLUMNS, 'vector', '_score']).limit(100).toArrow(),
-      ]);
+      await vectorAndBm25(baseline, vector, analyseQuery(queries[k], 'en').terms);
     };
     const ms: Record<string, number[]> = {};
     const timed = async (key: string, fn: () => Promise<unknown>) => {
@@ -146,8 +137,7 @@ async function main(): Promise<void> {
     const engine = percentile(ms.engine, 50);
     console.log(`latency, 1 client, interleaved (p50 ms, ratio to the engine), ${TIER} tier:`);
     for (const [key, v] of Object.entries(ms)) console.log(`  ${key.padEnd(16)} ${percentile(v, 50).toFixed(1).padStart(7)}  ${(percentile(v, 50) / engine).toFixed(2)}×`);
-    table.close();
-    db.close();
+    baseline.close();
   }
   if (!SKIP.has('throughput')) {
     console.log(`throughput, 8 clients (searches/s, process CPU ms per search), alternating blocks of 120, ${TIER} tier:`);
