@@ -34,9 +34,13 @@ export const STORED_COLUMNS = [
 
 /**
  * Columns of a search read without text (vectorSearch / bm25Search with ReadOptions.text false on a table
- * that stores the layout, lance-layout.ts): what ranking and expansion need, no text.
+ * that stores the layout, lance-layout.ts): what ranking and expansion need, no text, no `id` (derived as
+ * `${doc_id}:${chunk_index}`) and no page span (the response reads it with the text, SHOWN_COLUMNS). Every
+ * column costs a random read per candidate in both lists: without these three, vector ∥ BM25 top-100 at
+ * 100k chunks took 12.3 → 10.3 ms and 16.7 → 13.9 ms of CPU a search (tenth session,
+ * docs/performance.md "Round 9").
  */
-export const SEARCH_COLUMNS = ['id', 'doc_id', 'chunk_index', 'chunkset_index', 'page_start', 'page_end', 'token_count', LAYOUT_COLUMN] as const;
+export const SEARCH_COLUMNS = ['doc_id', 'chunk_index', 'chunkset_index', 'token_count', LAYOUT_COLUMN] as const;
 
 /**
  * Columns of the read that gives the chunks a response shows their text (NamespaceIndex.getChunksAt with
@@ -170,7 +174,8 @@ export type RowTest = (docId: string, chunkIndex: number) => boolean;
  * Read StoredChunk rows (plus an optional numeric score column, e.g. `_score` or `_distance`, and the
  * `vector` column when the query selected it) out of a query result. Column access is by name; absent
  * score columns yield NaN. With `keep`, only the rows it accepts are decoded and returned. A result
- * without `content` (SEARCH_COLUMNS) gives empty text fields and `textOmitted`; the stored layout and
+ * without `content` (SEARCH_COLUMNS) gives empty text fields, `textOmitted` and, without the page
+ * columns, a page span of 0 (the response reads the shown chunks again, with pages); the stored layout and
  * bibliography flag are set where the result has them and the row stores them, `rowId` where it has `_rowid`,
  * `termHashes` where it has the term-hash column and the row stores them.
  */
@@ -188,8 +193,9 @@ export function arrowToChunks(table: ArrowTable, scoreColumn?: string, keep?: Ro
   const job = table.getChild('source_job_id');
   const chunkIndex = col('chunk_index');
   const chunkset = col('chunkset_index');
-  const pageStart = col('page_start');
-  const pageEnd = col('page_end');
+  // A search read without text (SEARCH_COLUMNS) has no page span: 0 until the response reads it.
+  const pageStart = table.getChild('page_start');
+  const pageEnd = table.getChild('page_end');
   const heading = table.getChild('heading_path');
   const tokenCount = col('token_count');
   const score = scoreColumn ? table.getChild(scoreColumn) : null;
@@ -208,8 +214,8 @@ export function arrowToChunks(table: ArrowTable, scoreColumn?: string, keep?: Ro
       source_job_id: job ? (job.get(i) as string) : '',
       chunk_index: chunkIndex.get(i) as number,
       chunkset_index: chunkset.get(i) as number,
-      page_start: pageStart.get(i) as number,
-      page_end: pageEnd.get(i) as number,
+      page_start: pageStart ? (pageStart.get(i) as number) : 0,
+      page_end: pageEnd ? (pageEnd.get(i) as number) : 0,
       heading_path: heading ? (heading.get(i) as string) : '',
       content: content ? (content.get(i) as string) : '',
       token_count: tokenCount.get(i) as number,

@@ -67,6 +67,10 @@ test('a new table: search reads carry the layout and the bibliography flag, with
     assert.equal(chunk.content, '');
     assert.ok(chunk.layout);
     assert.equal(chunk.bibliography, chunk.chunk_index === 2);
+    // No id or page columns are read (SEARCH_COLUMNS): the id is derived as ingest writes it, the pages
+    // are 0 until the response reads the shown chunks again.
+    assert.equal(chunk.id, `new:${chunk.chunk_index}`);
+    assert.deepEqual([chunk.page_start, chunk.page_end], [0, 0]);
   }
   // Coverage reads the stored term hashes, not the term string.
   for (const h of [...hits, ...bm25]) {
@@ -82,6 +86,7 @@ test('a new table: search reads carry the layout and the bibliography flag, with
   const full = await index.vectorSearch('ns_new', new Float32Array([1, 0, 0, 0]), 10);
   for (const { chunk } of full) {
     assert.ok(chunk.content.length > 0 && !chunk.textOmitted && chunk.layout !== undefined && typeof chunk.rowId === 'bigint');
+    assert.deepEqual([chunk.id, chunk.page_start, chunk.page_end], [`new:${chunk.chunk_index}`, 1, 2]);
     assert.equal(isBibliographyChunk({ heading_path: chunk.heading_path, content: chunk.content }), chunk.chunk_index === 2);
   }
 });

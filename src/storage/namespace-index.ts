@@ -174,7 +174,8 @@ export interface ReadOptions {
    * derived, `content`, `heading_path` and `source_job_id` are empty strings. Reading the text only for
    * the chunks a response shows keeps a filled-context search cheap (issue 15). Default true.
    * For vectorSearch and bm25Search, false = without `content`, `heading_path` and `source_job_id`
-   * (marked textOmitted); rows written before `bibliography` was stored come with their text (ranking then
+   * (marked textOmitted) and without the page span (`page_start` = `page_end` = 0: what ranking and
+   * expansion need, not what a response shows; getChunksAt with `shown` reads it); rows written before `bibliography` was stored come with their text (ranking then
    * computes the flag from it). Search reads return `layout`, `bibliography` and `rowId` where stored,
    * with or without text.
    */
