@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { countTokens } from '../../analysis/token-count.ts';
 import type { StoredChunk } from '../../storage/namespace-index.ts';
 import { rng } from '../../../bench/lib/random.ts';
-import { contextTokens } from './context-tokens.ts';
+import { contextTokens, headerTokens } from './context-tokens.ts';
 import { renderContext, renderPieces, type RenderHit } from './render.ts';
 
 const WORDS = ['the', 'Cells', 'p53', '1999', 'über', '中文', "don't", '/usr/bin', '(a)', '...', '-', '.', ',', '</doc>', '<doc', '[p3]', '😀', 'x/y', 'İstanbul', '\t', '  ', '\n', '\n\n', '.\n', '/\n/', 'ACGT'.repeat(3), '<|endoftext|>'];
@@ -58,4 +58,16 @@ test('contextTokens reads the stored token_count of verbatim chunk bodies instea
   const c = chunk('d', 0, 'Alpha beta gamma delta.', 1);
   const exact = countTokens(renderContext([{ docId: 'd', title: 't', chunks: [c] }]));
   assert.equal(contextTokens(renderPieces([{ docId: 'd', title: 't', chunks: [{ ...c, token_count: c.token_count + 5 }] }])), exact + 5);
+});
+
+test('headerTokens() equals countTokens() of the header line for random titles, odd whitespace and long words', () => {
+  const r = rng(11);
+  const titles = [
+    ...Array.from({ length: 400 }, () => randomText(r, Math.floor(r() * 12))),
+    'Title\u00a0with no-break space', 'x'.repeat(5000), '中文'.repeat(800), '', '"quoted" & <tagged>',
+  ];
+  for (const [i, title] of titles.entries()) {
+    const doc = { doc_id: i % 2 ? `doc-${i}` : `0b5c${i}-4a1e-9f2b-${'e'.repeat(i % 7)}`, title };
+    assert.equal(headerTokens(doc), countTokens(`<doc id="${doc.doc_id}" title="${doc.title}" pages="1-1">\n</doc>\n`), JSON.stringify(doc));
+  }
 });
