@@ -43,6 +43,13 @@ export const STORED_COLUMNS = [
 export const SEARCH_COLUMNS = ['doc_id', 'chunk_index', 'chunkset_index', 'token_count', LAYOUT_COLUMN] as const;
 
 /**
+ * Columns of a lean search read WITH text (ReadOptions.lean; the advanced tier, whose reranker reads the
+ * passages): SEARCH_COLUMNS plus the text and heading path, still without `id`, `source_job_id` and the page
+ * span, which the response reads for what it shows.
+ */
+export const SEARCH_TEXT_COLUMNS = [...SEARCH_COLUMNS, 'heading_path', 'content'] as const;
+
+/**
  * Columns of the read that gives the chunks a response shows their text (NamespaceIndex.getChunksAt with
  * `shown`): what rendering and JSON hits use. No `id`, `source_job_id` or `heading_path`: three string
  * columns fewer made a take of 24 random rows 2.60 → 2.18 ms p50 at 100k chunks (ninth session).

@@ -8,7 +8,7 @@
 import type * as Lance from '@lancedb/lancedb';
 import { cosine } from '../internal/cosine.ts';
 import { AppError } from '../internal/errors.ts';
-import { arrowToChunks, arrowToLayout, LAYOUT_COLUMNS, rowsToArrow, sameSignature, SEARCH_COLUMNS, SHOWN_COLUMNS, STORED_COLUMNS } from './lance-arrow.ts';
+import { arrowToChunks, arrowToLayout, LAYOUT_COLUMNS, rowsToArrow, sameSignature, SEARCH_COLUMNS, SEARCH_TEXT_COLUMNS, SHOWN_COLUMNS, STORED_COLUMNS } from './lance-arrow.ts';
 import { ensureLayoutColumns, LAYOUT_COLUMN, storedColumnsOf, TERMS_COLUMN } from './lance-layout.ts';
 import { annOf, ensureAnn, withAnnParams } from './lance-ann.ts';
 import { ensureAttrIndexes } from './lance-attr-indexes.ts';
@@ -378,7 +378,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
   /**
    * Columns of a search read (the vector and the score aside): the stored layout and bibliography flag when
    * the table has them (tables written before them do not), the text unless the caller asks for none
-   * (ReadOptions.text false), and the candidates' terms for coverage: their stored hashes, or the `tokens`
+   * (ReadOptions.text false; with ReadOptions.lean only the text a reranker reads), and the candidates' terms for coverage: their stored hashes, or the `tokens`
    * string in a table without the hash column.
    */
   private async searchColumns(state: TableState, opts: ReadOptions): Promise<readonly string[]> {
@@ -391,7 +391,8 @@ export class LanceNamespaceIndex implements NamespaceIndex {
     }
     const terms = state.termsColumn ? TERMS_COLUMN : 'tokens';
     if (!state.layoutColumns) return [...STORED_COLUMNS, terms];
-    return opts.text === false ? [...SEARCH_COLUMNS, terms] : [...STORED_COLUMNS, LAYOUT_COLUMN, terms];
+    if (opts.text === false) return [...SEARCH_COLUMNS, terms];
+    return opts.lean ? [...SEARCH_TEXT_COLUMNS, terms] : [...STORED_COLUMNS, LAYOUT_COLUMN, terms];
   }
 
   /**

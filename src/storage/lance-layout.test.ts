@@ -89,6 +89,15 @@ test('a new table: search reads carry the layout and the bibliography flag, with
     assert.deepEqual([chunk.id, chunk.page_start, chunk.page_end], [`new:${chunk.chunk_index}`, 1, 2]);
     assert.equal(isBibliographyChunk({ heading_path: chunk.heading_path, content: chunk.content }), chunk.chunk_index === 2);
   }
+  // Lean with text (the advanced tier): the text and heading a reranker reads, no job id or page span.
+  const leanText = await index.bm25Search('ns_new', ['alpha'], 10, undefined, undefined, { text: true, lean: true });
+  assert.equal(leanText.length, 3);
+  for (const { chunk } of leanText) {
+    const stored = docRows('new')[chunk.chunk_index];
+    assert.deepEqual([chunk.content, chunk.heading_path, chunk.textOmitted], [stored.content, stored.heading_path, undefined]);
+    assert.deepEqual([chunk.id, chunk.source_job_id, chunk.page_start, chunk.page_end, chunk.token_count], [stored.id, '', 0, 0, stored.token_count]);
+    assert.ok(chunk.layout && chunk.bibliography === (chunk.chunk_index === 2));
+  }
 });
 
 test('a table written before the layout columns is read as before, and its first new write adds them', async () => {

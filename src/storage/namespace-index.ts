@@ -180,6 +180,12 @@ export interface ReadOptions {
    * with or without text.
    */
   text?: boolean;
+  /**
+   * Search reads (vectorSearch, bm25Search) with text: true = only what ranking and a reranker read
+   * (content and heading path beside the layout), without `source_job_id` (empty), `id` (derived) and the
+   * page span (0), as a read without text; absent or false = the full rows. Ignored by other reads.
+   */
+  lean?: boolean;
 }
 
 export interface NamespaceIndex {

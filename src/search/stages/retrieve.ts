@@ -54,7 +54,8 @@ export async function retrieve(
   filter: ChunkFilter | undefined,
   limit = RETRIEVE_LIMIT,
 ): Promise<Retrieved> {
-  const read = { text: q.text ?? false };
+  // Lean: no id, job id or page span either way; the response reads them for what it shows.
+  const read = { text: q.text ?? false, lean: true };
   // Settled form: an embedding or ANN failure while BM25 runs must not be an unhandled rejection.
   const dense = q.embed()
     .then((vector) => (isZeroVector(vector) ? null : index.vectorSearch(namespace, vector, limit, filter, read)))
