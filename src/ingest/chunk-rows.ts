@@ -12,7 +12,7 @@
 import { analyze } from '../analysis/analyzer.ts';
 import { termHashSet } from '../analysis/term-hash.ts';
 import type { ChunkDraft } from './chunking/chunker.ts';
-import { LAYOUT_WINDOW, type ChunkRecord } from '../storage/namespace-index.ts';
+import { chunkId, LAYOUT_WINDOW, type ChunkRecord } from '../storage/namespace-index.ts';
 import { isBibliographyChunk } from '../search/stages/section-prior.ts';
 
 /**
@@ -76,7 +76,7 @@ export interface ChunkRowsInput {
 /** The index rows of one document's chunks (ids `<docId>:<chunk_index>`), with withSearchLayout(). */
 export function chunkRows(input: ChunkRowsInput): ChunkRecord[] {
   return withSearchLayout(input.chunks.map((c, i) => ({
-    id: `${input.docId}:${c.chunk_index}`,
+    id: chunkId(input.docId, c.chunk_index),
     doc_id: input.docId,
     source_job_id: input.jobId,
     chunk_index: c.chunk_index,

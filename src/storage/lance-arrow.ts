@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import type * as ArrowNS from 'apache-arrow';
 import type { DataType, Field, FixedSizeList, Float32, Schema, Table as ArrowTable } from 'apache-arrow';
-import type { ChunkRecord, EmbeddingSignature, StoredChunk } from './namespace-index.ts';
+import { chunkId, type ChunkRecord, type EmbeddingSignature, type StoredChunk } from './namespace-index.ts';
 import { ATTR_PREFIX, attrColumnData } from './lance-attributes.ts';
 import { LAYOUT_COLUMN, layoutColumnData, layoutFields, layoutReader, termsReader } from './lance-layout.ts';
 
@@ -216,7 +216,7 @@ export function arrowToChunks(table: ArrowTable, scoreColumn?: string, keep?: Ro
     const doc = docId.get(i) as string;
     if (keep && !keep(doc, chunkIndex.get(i) as number)) continue;
     const chunk: StoredChunk = {
-      id: id ? (id.get(i) as string) : `${doc}:${chunkIndex.get(i) as number}`,
+      id: id ? (id.get(i) as string) : chunkId(doc, chunkIndex.get(i) as number),
       doc_id: doc,
       source_job_id: job ? (job.get(i) as string) : '',
       chunk_index: chunkIndex.get(i) as number,
@@ -263,7 +263,7 @@ export function arrowToLayout(table: ArrowTable, keep?: RowTest): StoredChunk[] 
     const index = chunkIndex.get(i) as number;
     if (keep && !keep(doc, index)) continue;
     const chunk: StoredChunk = {
-      id: `${doc}:${index}`, doc_id: doc, source_job_id: '', chunk_index: index, chunkset_index: chunkset.get(i) as number,
+      id: chunkId(doc, index), doc_id: doc, source_job_id: '', chunk_index: index, chunkset_index: chunkset.get(i) as number,
       page_start: pageStart.get(i) as number, page_end: pageEnd.get(i) as number, heading_path: '', content: '', token_count: tokenCount.get(i) as number, textOmitted: true,
     };
     if (rowIds) chunk.rowId = BigInt(rowIds.get(i) as bigint);

@@ -2,9 +2,17 @@
 // analysed text. Domain code (ingest, search, documents) depends only on this interface; LanceDB is the
 // default implementation (lance-index.ts) and another engine can be added behind it (DESIGN.md §2).
 
+/**
+ * The id of a document's chunk: `${doc_id}:${chunk_index}`, unique within the namespace. Ingest writes it
+ * this way, so reads that skip the `id` column (search and layout reads) derive it with the same function.
+ */
+export function chunkId(docId: string, chunkIndex: number): string {
+  return `${docId}:${chunkIndex}`;
+}
+
 /** One chunk as stored in a namespace. `vector` length equals the index's recorded dimension. */
 export interface ChunkRecord {
-  /** `${doc_id}:${chunk_index}` — unique within the namespace. */
+  /** chunkId(doc_id, chunk_index) — unique within the namespace. */
   id: string;
   doc_id: string;
   source_job_id: string;

@@ -19,7 +19,7 @@ export const HEADER_CACHE_SIZE = 50_000;
  */
 export function headerTokens(doc: { doc_id: string; title: string }): number {
   const text = `<doc id="${doc.doc_id}" title="${doc.title}" pages="1-1">\n</doc>\n`;
-  return text.length > 200_000 || ODD_SPACE.test(text) || longestStretch(text) > MAX_GAP ? countTokens(text) : segmentTokens(text);
+  return cutsAreExact(text) ? segmentTokens(text) : countTokens(text);
 }
 
 /** headerTokens() per (doc_id, title), computed once; a renamed document is a new key. */
@@ -68,7 +68,7 @@ const ODD_SPACE = /[^\S \t\r\n]/;
  * @returns countTokens(pieces joined)
  */
 export function contextTokens(pieces: ContextPiece[], untrusted: ReadonlySet<StoredChunk> = new Set(), context = pieces.map((p) => p.text).join('')): number {
-  if (context.length > 200_000 || ODD_SPACE.test(context) || longestStretch(context) > MAX_GAP) return countTokens(context);
+  if (!cutsAreExact(context)) return countTokens(context);
   let total = 0;
   let glue = '';
   for (const p of pieces) {
@@ -85,6 +85,15 @@ export function contextTokens(pieces: ContextPiece[], untrusted: ReadonlySet<Sto
     glue = tail;
   }
   return total + segmentTokens(glue);
+}
+
+/**
+ * True when countTokens(text) is the sum of the counts of its segments between cuts (see contextTokens):
+ * no whitespace other than space/tab/CR/LF, no stretch without a cut longer than MAX_GAP, and within
+ * countTokens' exact range. O(text length).
+ */
+function cutsAreExact(text: string): boolean {
+  return text.length <= 200_000 && !ODD_SPACE.test(text) && longestStretch(text) <= MAX_GAP;
 }
 
 /** Longest segment (text between two cuts) whose count is remembered, and how many are kept. */

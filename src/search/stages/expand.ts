@@ -3,7 +3,7 @@
 // (plus any chunk bridged inside the region), 1 = the whole chunkset, in between a share of the rest of
 // the chunkset's tokens, nearest neighbours first. A region never grows into chunks another region owns,
 // so hits never overlap.
-import type { NamespaceIndex, StoredChunk } from '../../storage/namespace-index.ts';
+import { chunkId, type NamespaceIndex, type StoredChunk } from '../../storage/namespace-index.ts';
 import type { Region } from '../types.ts';
 
 /** Default `expand_tightness` when the request leaves it out. */
@@ -163,7 +163,7 @@ export function planFromLayout(r: Region, others: Set<number>, tightness: number
 export function layoutStub(docId: string, i: number, chunksetIndex: number, tokenCount: number, at?: Pick<StoredChunk, 'rowId' | 'chunk_index'>): StoredChunk {
   const guess = at?.rowId !== undefined ? at.rowId + BigInt(i - at.chunk_index) : undefined;
   return {
-    id: `${docId}:${i}`, doc_id: docId, source_job_id: '', chunk_index: i, chunkset_index: chunksetIndex,
+    id: chunkId(docId, i), doc_id: docId, source_job_id: '', chunk_index: i, chunkset_index: chunksetIndex,
     page_start: 0, page_end: 0, heading_path: '', content: '', token_count: tokenCount, textOmitted: true,
     ...(guess !== undefined && guess >= 0n ? { rowId: guess } : {}),
   };
