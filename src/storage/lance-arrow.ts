@@ -9,6 +9,7 @@ import type { DataType, Field, FixedSizeList, Float32, Schema, Table as ArrowTab
 import { chunkId, type ChunkRecord, type EmbeddingSignature, type StoredChunk } from './namespace-index.ts';
 import { ATTR_PREFIX, attrColumnData } from './lance-attributes.ts';
 import { LAYOUT_COLUMN, layoutColumnData, layoutFields, layoutReader, termsReader } from './lance-layout.ts';
+import { hasPackColumn, PACK_COLUMN, packColumnData, packField, packReader } from './lance-pack.ts';
 
 // The CommonJS instance of apache-arrow, i.e. the very one @lancedb/lancedb requires: Arrow's type
 // visitors dispatch on `instanceof`, so objects from the ESM copy ("Unrecognized type 'NONE'") or read
@@ -56,6 +57,15 @@ export const SEARCH_TEXT_COLUMNS = [...SEARCH_COLUMNS, 'heading_path', 'content'
  */
 export const SHOWN_COLUMNS = ['doc_id', 'chunk_index', 'chunkset_index', 'page_start', 'page_end', 'content', 'token_count'] as const;
 
+/**
+ * Columns of a search read without text on a packed table (lance-pack.ts): the document id and the pack,
+ * which holds everything else ranking and expansion read, the vector and term hashes included.
+ */
+export const PACKED_SEARCH_COLUMNS = ['doc_id', PACK_COLUMN] as const;
+
+/** Columns of a lean search read with text (ReadOptions.lean) on a packed table: the pack, the text and heading path. */
+export const PACKED_TEXT_COLUMNS = [...PACKED_SEARCH_COLUMNS, 'heading_path', 'content'] as const;
+
 /** Columns of a layout-only read (ReadOptions.text false): what expansion and budgeting need. */
 export const LAYOUT_COLUMNS = ['doc_id', 'chunk_index', 'chunkset_index', 'page_start', 'page_end', 'token_count'] as const;
 
@@ -81,6 +91,7 @@ export function chunkSchema(signature: EmbeddingSignature): Schema {
     new arrow.Field('token_count', new arrow.Int32(), false),
     new arrow.Field('vector', new arrow.FixedSizeList(signature.dimension, new arrow.Field('item', new arrow.Float32(), true)), false),
     ...layoutFields(),
+    packField(),
   ];
   return new arrow.Schema(fields, new Map([[SIGNATURE_KEY, encodeSignature(signature)]]));
 }
@@ -110,13 +121,15 @@ export function sameSignature(a: EmbeddingSignature, b: EmbeddingSignature): boo
  */
 export function rowsToArrow(rows: ChunkRecord[], schema: Schema): ArrowTable {
   const n = rows.length;
-  const children = schema.fields.map((field) => columnData(field, rows, n));
+  const packed = hasPackColumn(schema);
+  const children = schema.fields.map((field) => columnData(field, rows, n, packed));
   const struct = arrow.makeData({ type: new arrow.Struct(schema.fields), length: n, nullCount: 0, children });
   return new arrow.Table(schema, [new arrow.RecordBatch(schema, struct)]);
 }
 
-function columnData(field: Field, rows: ChunkRecord[], n: number) {
+function columnData(field: Field, rows: ChunkRecord[], n: number, packed: boolean) {
   const name = field.name;
+  if (name === PACK_COLUMN) return packColumnData(rows);
   if ((STRING_COLUMNS as readonly string[]).includes(name)) {
     const key = name as (typeof STRING_COLUMNS)[number];
     return utf8Data(rows.map((r) => r[key]));
@@ -140,7 +153,8 @@ function columnData(field: Field, rows: ChunkRecord[], n: number) {
     return arrow.makeData({ type, length: n, nullCount: 0, child });
   }
   if (name.startsWith(ATTR_PREFIX)) return attrColumnData(field, rows);
-  const layout = layoutColumnData(field, rows);
+  // A packed table stores the layout and term hashes in the pack only (lance-pack.ts).
+  const layout = packed ? undefined : layoutColumnData(field, rows);
   if (layout) return layout;
   return arrow.vectorFromArray(new Array(n).fill(null), field.type as DataType).data[0];
 }
@@ -185,26 +199,39 @@ export type RowTest = (docId: string, chunkIndex: number) => boolean;
  * columns, a page span of 0 (the response reads the shown chunks again, with pages); the stored layout and
  * bibliography flag are set where the result has them and the row stores them, `rowId` where it has `_rowid`,
  * `termHashes` where it has the term-hash column and the row stores them.
+ * A result with the packed column (lance-pack.ts; PACKED_SEARCH_COLUMNS) takes chunk index, chunkset index,
+ * token count, layout, flag, vector and term hashes from it. A row of such a result without a pack (null)
+ * lacks what the pack holds: with `unpacked`, its `_rowid` and score go there (the caller reads it again
+ * with the separate columns) and it is left out.
+ * @throws Error when a required column is missing, or an unpacked row comes without `unpacked` or `_rowid`
  */
-export function arrowToChunks(table: ArrowTable, scoreColumn?: string, keep?: RowTest): Array<{ chunk: StoredChunk; raw: number; vector?: Float32Array; tokens?: string; termHashes?: Uint32Array }> {
+export function arrowToChunks(
+  table: ArrowTable,
+  scoreColumn?: string,
+  keep?: RowTest,
+  unpacked?: Array<{ rowId: bigint; raw: number }>,
+): Array<{ chunk: StoredChunk; raw: number; vector?: Float32Array; tokens?: string; termHashes?: Uint32Array }> {
   if (table.numRows === 0) return []; // LanceDB may return an empty table without the projected schema
   const col = (name: string) => {
     const c = table.getChild(name);
     if (!c) throw new Error(`query result lacks column ${name}`);
     return c;
   };
+  const pack = packReader(table);
+  // Without the pack these three are required; with it they are read only for rows that have no pack.
+  const optional = (name: string) => (pack.present ? table.getChild(name) : col(name));
   // A read of SHOWN_COLUMNS has no id, job or heading: the id is derived as layout-only reads derive it.
   const id = table.getChild('id');
   const docId = col('doc_id');
   const content = table.getChild('content');
   const job = table.getChild('source_job_id');
-  const chunkIndex = col('chunk_index');
-  const chunkset = col('chunkset_index');
+  const chunkIndex = optional('chunk_index');
+  const chunkset = optional('chunkset_index');
   // A search read without text (SEARCH_COLUMNS) has no page span: 0 until the response reads it.
   const pageStart = table.getChild('page_start');
   const pageEnd = table.getChild('page_end');
   const heading = table.getChild('heading_path');
-  const tokenCount = col('token_count');
+  const tokenCount = optional('token_count');
   const score = scoreColumn ? table.getChild(scoreColumn) : null;
   const vectors = table.getChild('vector');
   const lexical = table.getChild('tokens');
@@ -214,29 +241,38 @@ export function arrowToChunks(table: ArrowTable, scoreColumn?: string, keep?: Ro
   const out: Array<{ chunk: StoredChunk; raw: number; vector?: Float32Array; tokens?: string; termHashes?: Uint32Array }> = [];
   for (let i = 0; i < table.numRows; i++) {
     const doc = docId.get(i) as string;
-    if (keep && !keep(doc, chunkIndex.get(i) as number)) continue;
+    const packed = pack.present ? pack.at(i) : undefined;
+    const raw = score ? Number(score.get(i)) : Number.NaN;
+    if (pack.present && !packed && (unpacked || !chunkIndex || !chunkset || !tokenCount)) {
+      if (!unpacked || !rowIds) throw new Error('query result has a row without its pack and without its chunk columns');
+      unpacked.push({ rowId: BigInt(rowIds.get(i) as bigint), raw });
+      continue;
+    }
+    const index = packed ? packed.chunkIndex : (chunkIndex!.get(i) as number);
+    if (keep && !keep(doc, index)) continue;
     const chunk: StoredChunk = {
-      id: id ? (id.get(i) as string) : chunkId(doc, chunkIndex.get(i) as number),
+      id: id ? (id.get(i) as string) : chunkId(doc, index),
       doc_id: doc,
       source_job_id: job ? (job.get(i) as string) : '',
-      chunk_index: chunkIndex.get(i) as number,
-      chunkset_index: chunkset.get(i) as number,
+      chunk_index: index,
+      chunkset_index: packed ? packed.chunksetIndex : (chunkset!.get(i) as number),
       page_start: pageStart ? (pageStart.get(i) as number) : 0,
       page_end: pageEnd ? (pageEnd.get(i) as number) : 0,
       heading_path: heading ? (heading.get(i) as string) : '',
       content: content ? (content.get(i) as string) : '',
-      token_count: tokenCount.get(i) as number,
+      token_count: packed ? packed.tokenCount : (tokenCount!.get(i) as number),
     };
     if (!content) chunk.textOmitted = true;
-    const { layout, bibliography } = stored.at(i);
+    const { layout, bibliography } = packed ?? stored.at(i);
     if (layout) chunk.layout = layout;
     if (bibliography !== undefined) chunk.bibliography = bibliography;
     if (rowIds) chunk.rowId = BigInt(rowIds.get(i) as bigint);
-    const termHashes = terms.at(i);
+    const termHashes = packed ? packed.termHashes : terms.at(i);
+    const vector = packed ? packed.vector : vectors ? readVector(vectors.get(i)) : undefined;
     out.push({
       chunk,
-      raw: score ? Number(score.get(i)) : Number.NaN,
-      ...(vectors ? { vector: readVector(vectors.get(i)) } : {}),
+      raw,
+      ...(vector ? { vector } : {}),
       ...(lexical ? { tokens: lexical.get(i) as string } : {}),
       ...(termHashes ? { termHashes } : {}),
     });

@@ -8,7 +8,12 @@
 import type * as Lance from '@lancedb/lancedb';
 import { cosine } from '../internal/cosine.ts';
 import { AppError } from '../internal/errors.ts';
-import { arrowToChunks, arrowToLayout, LAYOUT_COLUMNS, rowsToArrow, sameSignature, SEARCH_COLUMNS, SEARCH_TEXT_COLUMNS, SHOWN_COLUMNS, STORED_COLUMNS } from './lance-arrow.ts';
+import type { Table as ArrowTable } from 'apache-arrow';
+import {
+  arrowToChunks, arrowToLayout, LAYOUT_COLUMNS, PACKED_SEARCH_COLUMNS, PACKED_TEXT_COLUMNS, rowsToArrow, sameSignature,
+  SEARCH_COLUMNS, SEARCH_TEXT_COLUMNS, SHOWN_COLUMNS, STORED_COLUMNS,
+} from './lance-arrow.ts';
+import { hasPackColumn, PACK_COLUMN } from './lance-pack.ts';
 import { ensureLayoutColumns, LAYOUT_COLUMN, storedColumnsOf, TERMS_COLUMN } from './lance-layout.ts';
 import { annOf, ensureAnn, withAnnParams } from './lance-ann.ts';
 import { ensureAttrIndexes } from './lance-attr-indexes.ts';
@@ -180,7 +185,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
       // Prefilter is LanceDB's default for vectorSearch (only postfilter() turns it off): never call it.
       if (state.ann === undefined) state.ann = annOf(await state.table.listIndices());
       let q = withAnnParams(state.table.vectorSearch(vector).column('vector').distanceType('cosine'), state.ann, limit)
-        .select([...(await this.searchColumns(state, opts)), 'vector', '_distance'])
+        .select([...(await this.searchColumns(state, opts)), '_distance'])
         .limit(limit)
         .withRowId();
       const where = await this.whereFor(state, f.where, filter);
@@ -190,7 +195,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
       // 100k, bench/ann-params.ts): score by the exact cosine of the returned vectors instead (the same
       // order as refineFactor(1), without its second read of the vectors; for IVF_FLAT and flat search it
       // equals 1 − _distance). A zero vector scores 0.
-      const hits = arrowToChunks(await q.toArrow(), '_distance')
+      const hits = (await this.searchRows(state, await q.toArrow(), '_distance', opts))
         .map(({ chunk, raw, vector: v, tokens, termHashes }) => ({ chunk, score: v ? (cosine(vector, v) ?? 0) : 1 - raw, vector: v, tokens, termHashes }))
         .sort((a, b) => b.score - a.score);
       return this.tokensForUnhashed(state, await this.textForUnflagged(state, hits));
@@ -210,11 +215,11 @@ export class LanceNamespaceIndex implements NamespaceIndex {
       const match = this.matchQuery(tokens, boosts);
       // FTS filters are prefilters by default in LanceDB 0.37 (no API to change it; covered by a test).
       const columns = await this.searchColumns(state, opts);
-      let q = state.table.query().fullTextSearch(match).select([...columns, 'vector', '_score']).limit(limit).withRowId();
+      let q = state.table.query().fullTextSearch(match).select([...columns, '_score']).limit(limit).withRowId();
       const where = await this.whereFor(state, f.where, filter);
       if (where === false) return [];
       if (where) q = q.where(where);
-      const hits = arrowToChunks(await q.toArrow(), '_score').map(({ chunk, raw, vector, tokens, termHashes }) => ({ chunk, score: raw, vector, tokens, termHashes }));
+      const hits = (await this.searchRows(state, await q.toArrow(), '_score', opts)).map(({ chunk, raw, vector, tokens, termHashes }) => ({ chunk, score: raw, vector, tokens, termHashes }));
       return this.tokensForUnhashed(state, await this.textForUnflagged(state, hits));
     });
   }
@@ -376,23 +381,58 @@ export class LanceNamespaceIndex implements NamespaceIndex {
   }
 
   /**
-   * Columns of a search read (the vector and the score aside): the stored layout and bibliography flag when
-   * the table has them (tables written before them do not), the text unless the caller asks for none
-   * (ReadOptions.text false; with ReadOptions.lean only the text a reranker reads), and the candidates' terms for coverage: their stored hashes, or the `tokens`
-   * string in a table without the hash column.
+   * Columns of a search read (the score aside). A table created with the packed column (lance-pack.ts) is
+   * read as the document id and the pack (plus the text a reranker reads with ReadOptions.lean, or the full
+   * rows); any other table as the separate columns of its format, with `vector`: the stored layout and
+   * bibliography flag when the table has them (tables written before them do not), the text unless the
+   * caller asks for none (ReadOptions.text false; with ReadOptions.lean only the text a reranker reads), and
+   * the candidates' terms for coverage: their stored hashes, or the `tokens` string in a table without the
+   * hash column.
    */
   private async searchColumns(state: TableState, opts: ReadOptions): Promise<readonly string[]> {
     const complete = state.layoutColumns && state.termsColumn;
     if (state.layoutColumns === undefined || (!complete && Date.now() - (state.layoutCheckedAt ?? 0) > LAYOUT_RECHECK_MS)) {
-      const has = storedColumnsOf(await state.table.schema());
+      const schema = await state.table.schema();
+      const has = storedColumnsOf(schema);
       state.layoutColumns = has.layout;
       state.termsColumn = has.terms;
+      state.packColumn = hasPackColumn(schema);
       state.layoutCheckedAt = Date.now();
     }
+    if (state.packColumn) {
+      if (opts.text === false) return PACKED_SEARCH_COLUMNS;
+      return opts.lean ? PACKED_TEXT_COLUMNS : [...STORED_COLUMNS, PACK_COLUMN];
+    }
+    return [...this.columnsOfRows(state, opts), 'vector'];
+  }
+
+  /** The separate columns a search read takes of a row without a pack (searchColumns; `vector` aside). */
+  private columnsOfRows(state: TableState, opts: ReadOptions): readonly string[] {
     const terms = state.termsColumn ? TERMS_COLUMN : 'tokens';
     if (!state.layoutColumns) return [...STORED_COLUMNS, terms];
     if (opts.text === false) return [...SEARCH_COLUMNS, terms];
     return opts.lean ? [...SEARCH_TEXT_COLUMNS, terms] : [...STORED_COLUMNS, LAYOUT_COLUMN, terms];
+  }
+
+  /**
+   * Decode a search read. Rows of a packed table that have no pack (written by an older process during a
+   * rolling upgrade) are read again by row address with the separate columns, keep their score, and join
+   * the others in score order (`_distance` ascending, `_score` descending). If that read fails (the
+   * addresses belong to a version compacted meanwhile), those rows are left out of this search and the
+   * failure is reported as a maintenance warning.
+   */
+  private async searchRows(state: TableState, result: ArrowTable, scoreColumn: '_distance' | '_score', opts: ReadOptions) {
+    const unpacked: Array<{ rowId: bigint; raw: number }> = [];
+    const rows = arrowToChunks(result, scoreColumn, undefined, unpacked);
+    if (unpacked.length === 0) return rows;
+    try {
+      const again = await state.table.takeRowIds(unpacked.map((u) => u.rowId)).select([...this.columnsOfRows(state, opts), 'vector']).withRowId().toArrow();
+      const raw = new Map(unpacked.map((u) => [u.rowId, u.raw]));
+      for (const row of arrowToChunks(again)) rows.push({ ...row, raw: raw.get(row.chunk.rowId!) ?? Number.NaN });
+    } catch (err) {
+      this.onMaintenanceError(state.table.name, err);
+    }
+    return rows.sort((a, b) => (scoreColumn === '_distance' ? a.raw - b.raw : b.raw - a.raw));
   }
 
   /**
@@ -473,7 +513,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
     }
     if (rows.length === 0) return;
     const batchRows = this.opts.writeBatchRows ?? 2_000;
-    await ensureLayoutColumns(state.table);
+    state.packColumn = hasPackColumn(await ensureLayoutColumns(state.table));
     state.layoutColumns = true;
     state.termsColumn = true;
     const schema = await ensureAttrColumns(state.table, rows);

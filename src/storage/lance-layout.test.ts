@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import type * as ArrowNS from 'apache-arrow';
 import { LAYOUT_COLUMN, LAYOUT_STORE_COLUMNS, TERMS_COLUMN, layoutColumnData, layoutReader } from './lance-layout.ts';
 import { termHashSet } from '../analysis/term-hash.ts';
+import { PACK_COLUMN } from './lance-pack.ts';
 import type { ChunkRecord, StoredChunk } from './namespace-index.ts';
 import { withSearchLayout } from '../ingest/chunk-rows.ts';
 import { isBibliographyChunk } from '../search/stages/section-prior.ts';
@@ -38,12 +39,12 @@ before(async () => {
   const db = await lancedb.connect(dir);
   const full = chunkSchema(SIG);
   const Schema = full.constructor as new (fields: typeof full.fields, metadata: Map<string, string>) => typeof full;
-  const old = new Schema(full.fields.filter((f) => !(LAYOUT_STORE_COLUMNS as readonly string[]).includes(f.name)), full.metadata);
+  const old = new Schema(full.fields.filter((f) => !(LAYOUT_STORE_COLUMNS as readonly string[]).includes(f.name) && f.name !== PACK_COLUMN), full.metadata);
   const table = await db.createEmptyTable('ns_old', old);
   await table.add(rowsToArrow(docRows('old'), old));
   table.close();
   // A table of the fourth session: the layout column, not the term hashes.
-  const mid = new Schema(full.fields.filter((f) => f.name !== TERMS_COLUMN), full.metadata);
+  const mid = new Schema(full.fields.filter((f) => f.name !== TERMS_COLUMN && f.name !== PACK_COLUMN), full.metadata);
   const midTable = await db.createEmptyTable('ns_mid', mid);
   await midTable.add(rowsToArrow(withSearchLayout(docRows('mid')), mid));
   midTable.close();

@@ -69,7 +69,7 @@ export async function ensureLayoutColumns(table: Lance.Table): Promise<Schema> {
 }
 
 /** The stored values of one row (see LAYOUT_COLUMN), or null when it carries neither a flag nor a layout. */
-function encode(r: ChunkRecord): Int32Array | null {
+export function encodeLayout(r: ChunkRecord): Int32Array | null {
   if (r.bibliography === undefined) return null;
   const l = r.layout;
   const out = new Int32Array(l ? 5 + l.near.length : 1);
@@ -91,7 +91,7 @@ function encode(r: ChunkRecord): Int32Array | null {
 export function layoutColumnData(field: Field, rows: ChunkRecord[]): ArrowNS.Data | undefined {
   if (field.name !== LAYOUT_COLUMN && field.name !== TERMS_COLUMN) return undefined;
   const n = rows.length;
-  const values = field.name === LAYOUT_COLUMN ? rows.map(encode) : rows.map((r) => r.term_hashes ?? null);
+  const values = field.name === LAYOUT_COLUMN ? rows.map(encodeLayout) : rows.map((r) => r.term_hashes ?? null);
   const offsets = new Int32Array(n + 1);
   const valid = new Uint8Array(Math.ceil(n / 8));
   let nulls = 0;
@@ -118,22 +118,30 @@ export function layoutReader(table: ArrowTable): { at(i: number): { layout?: Chu
   return {
     at(i) {
       const bytes = col?.get(i) as Uint8Array | null | undefined;
-      if (!bytes || bytes.byteLength < 4) return {};
-      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      const bibliography = view.getInt32(0, true) === 1;
-      if (bytes.byteLength < 20) return { bibliography };
-      const n = bytes.byteLength / 4 - 5;
-      // A view on the Arrow buffer where it is 4-byte aligned on a little-endian machine (every stored value
-      // is a multiple of 4 bytes long, so it is whenever the buffer is); else a copy. Up to 65 values a row,
-      // 200 rows a search: the copies were ≈ 0.15 ms of a search (issue 15 profile).
-      const near = LITTLE_ENDIAN && (bytes.byteOffset + 20) % 4 === 0 ? new Int32Array(bytes.buffer, bytes.byteOffset + 20, n) : new Int32Array(n);
-      if (near.buffer !== bytes.buffer) for (let k = 0; k < n; k++) near[k] = view.getInt32(20 + 4 * k, true);
-      const from = view.getInt32(16, true);
-      const layout: ChunkLayout = { setFirst: view.getInt32(4, true), setLast: view.getInt32(8, true), setTokens: view.getInt32(12, true), nearFrom: from < 0 ? -1 - from - near.length : from, near };
-      if (from < 0) layout.docWide = true;
-      return { layout, bibliography };
+      return bytes ? decodeLayout(bytes) : {};
     },
   };
+}
+
+/**
+ * Decode stored layout values (encodeLayout's, as little-endian bytes): the layout and the bibliography flag,
+ * each undefined where not stored; {} for fewer than 4 bytes.
+ */
+export function decodeLayout(bytes: Uint8Array): { layout?: ChunkLayout; bibliography?: boolean } {
+  if (bytes.byteLength < 4) return {};
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const bibliography = view.getInt32(0, true) === 1;
+  if (bytes.byteLength < 20) return { bibliography };
+  const n = bytes.byteLength / 4 - 5;
+  // A view on the Arrow buffer where it is 4-byte aligned on a little-endian machine (every stored value
+  // is a multiple of 4 bytes long, so it is whenever the buffer is); else a copy. Up to 65 values a row,
+  // 200 rows a search: the copies were ≈ 0.15 ms of a search (issue 15 profile).
+  const near = LITTLE_ENDIAN && (bytes.byteOffset + 20) % 4 === 0 ? new Int32Array(bytes.buffer, bytes.byteOffset + 20, n) : new Int32Array(n);
+  if (near.buffer !== bytes.buffer) for (let k = 0; k < n; k++) near[k] = view.getInt32(20 + 4 * k, true);
+  const from = view.getInt32(16, true);
+  const layout: ChunkLayout = { setFirst: view.getInt32(4, true), setLast: view.getInt32(8, true), setTokens: view.getInt32(12, true), nearFrom: from < 0 ? -1 - from - near.length : from, near };
+  if (from < 0) layout.docWide = true;
+  return { layout, bibliography };
 }
 
 /**

@@ -26,6 +26,8 @@ export interface TableState {
    */
   layoutColumns?: boolean;
   termsColumn?: boolean;
+  /** Whether the table was created with the packed search column (lance-pack.ts); checked with the layout columns. */
+  packColumn?: boolean;
   layoutCheckedAt?: number;
 }
 
