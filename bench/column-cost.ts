@@ -53,14 +53,15 @@ async function main(): Promise<void> {
   const state = JSON.parse(fs.readFileSync(path.join(REUSE!, 'bench-latency-state.json'), 'utf8')) as { namespace: string };
   await initAnalysis();
   const t = await openBaselineTable(REUSE!, state.namespace);
-  const SETS = hasPackColumn(await t.table.schema()) ? PACKED_SETS : SEPARATE_SETS;
+  const packed = hasPackColumn(await t.table.schema());
+  const SETS = packed ? PACKED_SETS : SEPARATE_SETS;
   const embedder = await loadBuiltinEmbedder(REUSE!);
   const queries = readJsonl<{ text: string }>(path.join(beirDir('scifact'), 'queries.jsonl')).map((q) => q.text).slice(0, QUERIES);
   const vectors = queries.map((q) => embedder.embedSync(q));
   const terms = queries.map((q) => analyseQuery(q, 'en').terms);
   const rows: Array<{ columns: string; p50_ms: number; cpu_ms: number }> = [];
   try {
-    for (let i = 0; i < 20; i++) await vectorAndBm25(t, vectors[i], terms[i], { columns: Object.values(SETS)[2], rowIds: true }); // warm-up
+    for (let i = 0; i < 20; i++) await vectorAndBm25(t, vectors[i], terms[i], { columns: packed ? PACKED_SEARCH_COLUMNS : SERVICE, rowIds: true }); // warm-up
     for (const [name, columns] of Object.entries(SETS)) {
       const ms: number[] = [];
       const cpu0 = process.cpuUsage();

@@ -241,7 +241,7 @@ export function arrowToChunks(
   const out: Array<{ chunk: StoredChunk; raw: number; vector?: Float32Array; tokens?: string; termHashes?: Uint32Array }> = [];
   for (let i = 0; i < table.numRows; i++) {
     const doc = docId.get(i) as string;
-    const packed = pack.present ? pack.at(i) : undefined;
+    const packed = pack.at(i);
     const raw = score ? Number(score.get(i)) : Number.NaN;
     if (pack.present && !packed && (unpacked || !chunkIndex || !chunkset || !tokenCount)) {
       if (!unpacked || !rowIds) throw new Error('query result has a row without its pack and without its chunk columns');

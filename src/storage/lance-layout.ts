@@ -90,24 +90,36 @@ export function encodeLayout(r: ChunkRecord): Int32Array | null {
  */
 export function layoutColumnData(field: Field, rows: ChunkRecord[]): ArrowNS.Data | undefined {
   if (field.name !== LAYOUT_COLUMN && field.name !== TERMS_COLUMN) return undefined;
-  const n = rows.length;
   const values = field.name === LAYOUT_COLUMN ? rows.map(encodeLayout) : rows.map((r) => r.term_hashes ?? null);
+  return binaryData(values.map((v) => (v ? le32Bytes(v) : null)));
+}
+
+/** 32-bit values as little-endian bytes (the stored byte order on every machine). */
+function le32Bytes(values: Int32Array | Uint32Array): Uint8Array {
+  const bytes = new Uint8Array(4 * values.length);
+  const view = new DataView(bytes.buffer);
+  values.forEach((x, k) => view.setUint32(4 * k, x >>> 0, true));
+  return bytes;
+}
+
+/** An Arrow Binary column of `cells` (null = a null cell), written into one value buffer. */
+export function binaryData(cells: Array<Uint8Array | null>): ArrowNS.Data {
+  const n = cells.length;
   const offsets = new Int32Array(n + 1);
   const valid = new Uint8Array(Math.ceil(n / 8));
   let nulls = 0;
-  values.forEach((v, i) => {
-    if (v) valid[i >> 3] |= 1 << (i & 7);
+  cells.forEach((c, i) => {
+    if (c) valid[i >> 3] |= 1 << (i & 7);
     else nulls++;
-    offsets[i + 1] = offsets[i] + (v ? v.byteLength : 0);
+    offsets[i + 1] = offsets[i] + (c ? c.byteLength : 0);
   });
   const bytes = new Uint8Array(offsets[n]);
-  const view = new DataView(bytes.buffer);
-  values.forEach((v, i) => { if (v) v.forEach((x, k) => view.setUint32(offsets[i] + 4 * k, x >>> 0, true)); });
+  cells.forEach((c, i) => { if (c) bytes.set(c, offsets[i]); });
   return arrow.makeData({ type: new arrow.Binary(), length: n, nullCount: nulls, nullBitmap: valid, valueOffsets: offsets, data: bytes });
 }
 
 /** True on a little-endian machine (typed-array views then read the stored little-endian Int32 values as is). */
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+export const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /**
  * A reader of the stored-layout column of a query result (absent from the result = nothing stored).

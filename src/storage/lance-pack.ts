@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import type * as ArrowNS from 'apache-arrow';
 import type { Field, Schema, Table as ArrowTable } from 'apache-arrow';
 import type { ChunkLayout, ChunkRecord } from './namespace-index.ts';
-import { encodeLayout, decodeLayout } from './lance-layout.ts';
+import { binaryData, decodeLayout, encodeLayout, LITTLE_ENDIAN } from './lance-layout.ts';
 
 // The CommonJS apache-arrow instance, as in lance-arrow.ts (LanceDB's own).
 const arrow = createRequire(import.meta.url)('apache-arrow') as typeof ArrowNS;
@@ -62,12 +62,7 @@ export function encodePack(r: ChunkRecord): Uint8Array {
 
 /** Arrow data of the packed column for `rows` (every row gets a cell). */
 export function packColumnData(rows: ChunkRecord[]): ArrowNS.Data {
-  const cells = rows.map(encodePack);
-  const offsets = new Int32Array(rows.length + 1);
-  cells.forEach((c, i) => { offsets[i + 1] = offsets[i] + c.byteLength; });
-  const bytes = new Uint8Array(offsets[rows.length]);
-  cells.forEach((c, i) => bytes.set(c, offsets[i]));
-  return arrow.makeData({ type: new arrow.Binary(), length: rows.length, nullCount: 0, valueOffsets: offsets, data: bytes });
+  return binaryData(rows.map(encodePack));
 }
 
 /** What a packed cell holds. `layout`, `bibliography` and `termHashes` are undefined where not stored. */
@@ -80,9 +75,6 @@ export interface PackedRow {
   vector: Float32Array;
   termHashes?: Uint32Array;
 }
-
-/** True on a little-endian machine (typed-array views then read the stored values as they are). */
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /**
  * Decode one packed cell. Values are views on the cell's buffer when it is 4-byte aligned (the usual case),
@@ -97,30 +89,22 @@ export function decodePack(bytes: Uint8Array): PackedRow | undefined {
   const D = h(5);
   const T = h(6);
   if (D < 0 || 4 * (HEADER + Math.max(L, 0) + D + Math.max(T, 0)) !== bytes.byteLength) return undefined;
+  // Views on the cell where it is 4-byte aligned on a little-endian machine (the usual case), else copies.
   const aligned = LITTLE_ENDIAN && bytes.byteOffset % 4 === 0;
-  const base = aligned ? bytes : bytes.slice();
-  const at = (k: number) => base.byteOffset + 4 * k;
+  const vectorAt = HEADER + Math.max(L, 0);
   const row: PackedRow = {
     chunkIndex: h(1),
     chunksetIndex: h(2),
     tokenCount: h(3),
-    vector: aligned ? new Float32Array(base.buffer, at(HEADER + Math.max(L, 0)), D) : floats(view, HEADER + Math.max(L, 0), D),
+    vector: aligned ? new Float32Array(bytes.buffer, bytes.byteOffset + 4 * vectorAt, D) : Float32Array.from({ length: D }, (_, k) => view.getFloat32(4 * (vectorAt + k), true)),
   };
-  if (L >= 0) {
-    const layoutBytes = new Uint8Array(base.buffer, at(HEADER), 4 * L);
-    Object.assign(row, decodeLayout(layoutBytes));
-  }
+  // decodeLayout views or copies by the same rule.
+  if (L >= 0) Object.assign(row, decodeLayout(bytes.subarray(4 * HEADER, 4 * vectorAt)));
   if (T >= 0) {
-    const from = HEADER + Math.max(L, 0) + D;
-    row.termHashes = aligned ? new Uint32Array(base.buffer, at(from), T) : Uint32Array.from({ length: T }, (_, k) => view.getUint32(4 * (from + k), true));
+    const from = vectorAt + D;
+    row.termHashes = aligned ? new Uint32Array(bytes.buffer, bytes.byteOffset + 4 * from, T) : Uint32Array.from({ length: T }, (_, k) => view.getUint32(4 * (from + k), true));
   }
   return row;
-}
-
-function floats(view: DataView, from: number, n: number): Float32Array {
-  const out = new Float32Array(n);
-  for (let k = 0; k < n; k++) out[k] = view.getFloat32(4 * (from + k), true);
-  return out;
 }
 
 /**
