@@ -82,8 +82,13 @@ async function main(): Promise<void> {
     (r.f as unknown as Record<string, number>).q_bm25_max ??= m.bm25;
     const f = r.f as unknown as Record<string, number>;
     f.cov2 = f.cov * f.cov; f.cov_bm25 = f.cov * f.bm25_pm; f.bm25_pm2 = f.bm25_pm * f.bm25_pm; f.cov_rrf = f.cov * f.rrf;
+    // Query-level context (rows collected since the twelfth session): ln N scaled to 1 at 100k chunks, and
+    // the share of the query's words that some candidate holds (instruction filler lowers it).
+    if (r.q) { f.ln_n = Math.log(Math.max(1, r.q.n)) / Math.log(1e5); f.match_share = r.q.matchable / Math.max(1, r.q.terms); }
   }
-  const X = rows.map((r) => FEATURES.map((n) => (r.f as unknown as Record<string, number>)[n] ?? 0));
+  // A feature named "a*b" is the product of two features (interaction terms for studies).
+  const value = (f: Record<string, number>, n: string): number => (n.includes('*') ? n.split('*').reduce((p, m) => p * (f[m] ?? 0), 1) : f[n] ?? 0);
+  const X = rows.map((r) => FEATURES.map((n) => value(r.f as unknown as Record<string, number>, n)));
   const y = rows.map((r) => r.y);
   const w = fitLogistic(X, y, 1, 100, weight);
   const prob = (x: number[]) => 1 / (1 + Math.exp(-(w[0] + x.reduce((s, xi, j) => s + xi * w[j + 1], 0))));

@@ -23,6 +23,8 @@ export interface TrainRow {
   query: string;
   f: RelevanceFeatures;
   y: 0 | 1;
+  /** Query-level statistics (QueryStats) for fitting studies: chunks N, query words, matchable words. */
+  q?: { n: number; terms: number; matchable: number };
 }
 
 /** Instruction wrappers for TRAINING questions (never used by the evaluation). */
@@ -52,7 +54,7 @@ async function collect(app: BenchApp, set: string, docs: BeirDoc[], qs: Q[], out
       if (!r.stats) continue;
       for (const reg of r.regions) {
         const content = reg.chunks.map((c) => c.content).join('\n');
-        out.push({ set, query: `${q.id}|${text === q.text ? 'plain' : 'wrapped'}`, f: relevanceFeatures(regionInput(reg), r.stats), y: q.judge(reg.docId, content) ? 1 : 0 });
+        out.push({ set, query: `${q.id}|${text === q.text ? 'plain' : 'wrapped'}`, f: relevanceFeatures(regionInput(reg), r.stats), y: q.judge(reg.docId, content) ? 1 : 0, q: { n: r.stats.chunkCount, terms: r.stats.termCount, matchable: r.stats.matchable } });
       }
     }
   }

@@ -21,6 +21,7 @@ import { chunkTokens, fillText, fitChunks, hydrateChunks, pagesOf, variantChunks
 import { renderContext, renderPieces, type RenderHit } from './stages/render.ts';
 import { contextTokens, HeaderTokenCache } from './stages/context-tokens.ts';
 import { retrieve } from './stages/retrieve.ts';
+import { TitleTermsCache } from './stages/title-terms.ts';
 import { widenHits } from './stages/widen.ts';
 import { applyThresholds } from './stages/score.ts';
 import { rerankDepth, rerankRegions } from './stages/rerank.ts';
@@ -79,6 +80,8 @@ export class SearchService {
   private readonly deleting: DeletingDocsCache;
   /** Estimated tokens of each document's `<doc>` header (depends on its id and title only). */
   private readonly headerTokens = new HeaderTokenCache();
+  /** Analysed document titles for the `title_cov` feature (stages/title-terms.ts). */
+  private readonly titleTerms = new TitleTermsCache();
 
   constructor(deps: SearchDeps) {
     this.deps = deps;
@@ -178,7 +181,7 @@ export class SearchService {
     const bm25Hits = keep(got.bm25);
     // A BM25 list shorter than the limit returned every lexical match: absent chunks have BM25 0.
     const base = queryStats(vecHits, bm25Hits, (got.bm25?.length ?? 0) < got.limit, analysed.termCount, chunkCount);
-    const { regions, stats } = rankStandard(vecHits, bm25Hits, base, { anchor: denseCoverageOk(embedder, req.query), groups: analysed.groups, weights: analysed.weights, segments: analysed.segments });
+    const { regions, stats } = rankStandard(vecHits, bm25Hits, base, { anchor: denseCoverageOk(embedder, req.query), groups: analysed.groups, weights: analysed.weights, segments: analysed.segments, sentences: analysed.sentences, titles: this.titleTerms.of(docs, analysed.stemLang) });
     timed('rank');
     return { regions, stats, analysed, docs };
   }

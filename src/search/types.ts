@@ -109,6 +109,8 @@ export interface FusedChunk {
   docCoverage?: number | null;
   /** The chunk's share of what its document's candidates hold of the query (stages/coverage.ts). */
   coverageInDoc?: number | null;
+  /** Coverage of the query by the chunk's document title (stages/coverage.ts); absent without titles. */
+  titleCoverage?: number | null;
 }
 
 /**
@@ -131,6 +133,8 @@ export interface Region {
   /** The document's coverage and the best member's in-document coverage (stages/coverage.ts). */
   docCoverage?: number | null;
   coverageInDoc?: number | null;
+  /** Coverage of the query by the document's title (stages/coverage.ts). */
+  titleCoverage?: number | null;
   /** Relevance probability 0..1 (stages/score.ts). */
   score: number;
   /** Content chunks ordered by chunk_index (core only before expansion). */

@@ -65,3 +65,12 @@ test('coverage segments split sentences and clauses, but not numbers or the ques
   assert.equal(questionFocus('For Pfizer, which region had the biggest drop?'), null, 'the question focus still sees one question');
   assert.equal(analyseQuery('revenue growth', 'en').segments.length, 1);
 });
+
+test('sentences: the query\'s sentences (not clauses) with their question flag, for the sentence drop', () => {
+  const q = analyseQuery('Assume you are an analyst preparing a briefing. What was the 2018 capital expenditure, in millions? Cite the source.', 'en');
+  assert.deepEqual(q.sentences.map((s) => s.question), [false, true, false]);
+  const sentenceOf = (t: string) => q.sentences.findIndex((s) => s.groups.includes(q.groups.findIndex((g) => g.includes(t))));
+  assert.equal(sentenceOf('capit'), sentenceOf('million'), 'a clause boundary does not split a sentence');
+  assert.equal(sentenceOf('analyst'), 0);
+  assert.equal(analyseQuery('revenue growth', 'en').sentences.length, 1);
+});

@@ -10,6 +10,12 @@
 import { analyze, detectLanguage } from '../../analysis/analyzer.ts';
 import { promptTerms, stopTerms } from '../../analysis/stopwords.ts';
 
+/** One sentence of a query: its word groups and whether it is a question (ends in ?, ？ or ؟). */
+export interface QuerySentence {
+  groups: number[];
+  question: boolean;
+}
+
 export interface AnalysedQuery {
   /** ISO 639-1 code reported as `detected_lang`; null when detection is unreliable. */
   detectedLang: string | null;
@@ -31,6 +37,8 @@ export interface AnalysedQuery {
   weights: number[];
   /** Group indices of each sentence/clause of the query (stages/coverage.ts weighs segments). */
   segments: number[][];
+  /** Group indices of each sentence of the query (BOUNDARY only; coverage.ts drops unmatched sentences). */
+  sentences: QuerySentence[];
   /** Distinct terms of the primary (stemmed) analysis = groups.length: the query length features normalise by. */
   termCount: number;
 }
@@ -116,5 +124,6 @@ export function analyseQuery(query: string, fallbackLang: string | null): Analys
   const index = new Map(groups.map((g, i) => [g[0], i]));
   // Coverage segments: sentences, and clauses within them (CLAUSE).
   const segments = querySegments(query).flatMap((seg) => seg.split(CLAUSE)).map((seg) => [...new Set(analyze(seg, stemLang).map((t) => index.get(t)).filter((i): i is number => i !== undefined))]).filter((x) => x.length > 0);
-  return { detectedLang, stemLang, terms, groups, weights, segments, termCount: groups.length };
+  const sentences = querySegments(query).map((seg) => ({ groups: [...new Set(analyze(seg, stemLang).map((t) => index.get(t)).filter((i): i is number => i !== undefined))], question: QUESTION_END.test(seg) })).filter((x) => x.groups.length > 0);
+  return { detectedLang, stemLang, terms, groups, weights, segments, sentences, termCount: groups.length };
 }

@@ -52,6 +52,38 @@ test('an instruction word that sits beside a few need words is weighed down by w
   assert.equal(flat.matchable, 5);
 });
 
+test('sentence drop: an instruction sentence that matches far below the need weighs nothing; a question or a close second sentence stays', () => {
+  const pool = [fc('a', 'insulin resistance obesity'), fc('b', 'short cite'), fc('c', 'lunch')];
+  const groups = [['insulin'], ['resistance'], ['obesity'], ['short'], ['cite']];
+  const need = { groups: [0, 1, 2], question: false };
+  const instruction = { groups: [3, 4], question: false };
+  const kept = withCoverage(pool, groups, [], [[0, 1, 2], [3, 4]]);
+  const dropped = withCoverage(pool, groups, [], [[0, 1, 2], [3, 4]], [need, instruction]);
+  assert.ok(kept.fused[0].coverage! < 1, `without the drop the instruction keeps some weight (${kept.fused[0].coverage})`);
+  assert.equal(dropped.fused[0].coverage, 1, 'the answering passage holds all that is left of the query');
+  assert.equal(dropped.fused[1].coverage, 0, 'a passage holding only instruction words holds nothing');
+  assert.equal(dropped.matchable, 3);
+  const asked = withCoverage(pool, groups, [], [[0, 1, 2], [3, 4]], [need, { ...instruction, question: true }]);
+  assert.deepEqual(asked.fused.map((f) => f.coverage), kept.fused.map((f) => f.coverage), 'a question sentence is never dropped');
+  // Two sentences of one need, each answered by its own passage about as well: both stay.
+  const twin = withCoverage([fc('a', 'insulin resistance'), fc('b', 'obesity diet'), fc('c', 'lunch')], [['insulin'], ['resistance'], ['obesity'], ['diet']], [], [[0, 1], [2, 3]], [{ groups: [0, 1], question: false }, { groups: [2, 3], question: false }]);
+  assert.equal(twin.matchable, 4);
+  assert.equal(withCoverage(pool, groups, [], [], [need]).matchable, 5, 'one sentence: nothing is dropped');
+});
+
+test('title coverage: the share of the same weighted query a chunk\'s document title holds; null without a title', () => {
+  const chunk = (id: string, doc: string, tokens: string): FusedChunk => ({ ...fc(id, tokens), chunk: { ...fc(id, tokens).chunk, doc_id: doc } });
+  const pool = [chunk('a1', 'A', 'insulin resistance obesity'), chunk('b1', 'B', 'insulin resistance obesity'), chunk('c1', 'C', 'lunch')];
+  const groups = [['insulin'], ['resistance'], ['obesity']];
+  const { fused } = withCoverage(pool, groups, [], [], [], new Map([['A', 'insulin resistance in mice'], ['B', 'a review']]));
+  const [a1, b1, c1] = fused;
+  assert.equal(a1.coverage, b1.coverage, 'the same text: the same coverage');
+  assert.ok(a1.titleCoverage! > 0.5 && a1.titleCoverage! < 1, `A's title names two of the three words (${a1.titleCoverage})`);
+  assert.equal(b1.titleCoverage, 0);
+  assert.equal(c1.titleCoverage, null, 'no title given for C');
+  assert.equal(withCoverage(pool, groups).fused[0].titleCoverage, null);
+});
+
 test('document coverage: the union of a document\'s candidates, and each chunk\'s share of it', () => {
   const chunk = (id: string, doc: string, tokens: string): FusedChunk => ({ ...fc(id, tokens), chunk: { ...fc(id, tokens).chunk, doc_id: doc } });
   const pool = [chunk('a1', 'A', 'company 2023'), chunk('a2', 'A', 'cash equivalents'), chunk('b1', 'B', 'cash'), chunk('c1', 'C', 'lunch')];

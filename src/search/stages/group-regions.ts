@@ -63,6 +63,7 @@ function makeRegion(members: FusedChunk[], rankOf: Map<FusedChunk, number>): Reg
   let coverage: number | null = null;
   let docCoverage: number | null = null;
   let coverageInDoc: number | null = null;
+  let titleCoverage: number | null = null;
   let rrf = -Infinity;
   let fusedRank = Number.MAX_SAFE_INTEGER;
   for (let k = 0; k < members.length; k++) {
@@ -73,6 +74,7 @@ function makeRegion(members: FusedChunk[], rankOf: Map<FusedChunk, number>): Reg
     coverage = max(coverage, m.coverage);
     docCoverage = max(docCoverage, m.docCoverage);
     coverageInDoc = max(coverageInDoc, m.coverageInDoc);
+    titleCoverage = max(titleCoverage, m.titleCoverage);
     if (m.rrf > rrf) rrf = m.rrf;
     fusedRank = Math.min(fusedRank, rankOf.get(m) ?? Number.MAX_SAFE_INTEGER);
   }
@@ -91,6 +93,7 @@ function makeRegion(members: FusedChunk[], rankOf: Map<FusedChunk, number>): Reg
     coverage,
     docCoverage,
     coverageInDoc,
+    titleCoverage,
     score: 0,
     chunks,
   };

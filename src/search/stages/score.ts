@@ -12,6 +12,7 @@
 //   bm25_rr, ann_rr (k + 1) / (k + rank) in each list (0 when absent): rank 2 is worth 0.98 of rank 1
 //   doc_cov        coverage of the union of the candidates of the hit's document (a long document answers
 //                  a question with several chunks); cov_doc = the hit's share of that (cov / doc_cov)
+//   title_cov      the hit's document title's share of the same weighted query mass as cov (title-terms.ts)
 //   anchor_cos     cosine, in embedding space, of the hit and the query's best BM25 chunk (stages/anchor.ts;
 //                  0 when undefined): one-passage pseudo-relevance feedback
 //   score = 1 / (1 + exp(−(intercept + Σ weight · feature)))
@@ -40,6 +41,7 @@ export interface RelevanceFeatures {
   ann_rr: number;
   doc_cov: number;
   cov_doc: number;
+  title_cov: number;
 }
 
 /** What the features of a hit are computed from: its raw signals, anchor cosine and term coverage. */
@@ -51,6 +53,7 @@ export interface FeatureInput {
   coverage: number | null;
   docCoverage?: number | null;
   coverageInDoc?: number | null;
+  titleCoverage?: number | null;
   /** Best 1-based rank of the hit in the BM25 / vector list (null = absent from it). */
   bm25Rank?: number | null;
   annRank?: number | null;
@@ -81,6 +84,7 @@ export function relevanceFeatures(hit: FeatureInput, stats: QueryStats): Relevan
     ann_rr: dense && hit.annRank ? (RRF_K + 1) / (RRF_K + hit.annRank) : 0,
     doc_cov: hit.docCoverage ?? hit.coverage ?? 0,
     cov_doc: hit.coverageInDoc ?? 1,
+    title_cov: hit.titleCoverage ?? 0,
   };
 }
 
@@ -89,7 +93,7 @@ export function regionInput(r: Region): FeatureInput {
   const best = (xs: Array<number | null>) => xs.reduce<number | null>((m, x) => (x !== null && (m === null || x < m) ? x : m), null);
   return {
     ann: r.signals.ann, bm25: r.signals.bm25, rrf: r.signals.rrf, anchor: r.anchor, coverage: r.coverage,
-    docCoverage: r.docCoverage, coverageInDoc: r.coverageInDoc,
+    docCoverage: r.docCoverage, coverageInDoc: r.coverageInDoc, titleCoverage: r.titleCoverage,
     bm25Rank: best(r.members.map((m) => m.bm25Rank)), annRank: best(r.members.map((m) => m.annRank)),
   };
 }
