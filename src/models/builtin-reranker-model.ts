@@ -18,18 +18,18 @@ export interface RerankModel {
 }
 
 export const RERANK_MODEL: RerankModel = {
-  intercept: 0.4007,
+  intercept: 0.3858,
   weights: {
-    std: 0.6033,
-    title_cov: 0.7798,
-    sent_cov: 0.9334,
-    sent_cos: -0.7869,
-    title_cov_gap: 4.0472,
-    sent_cov_gap: 2.8113,
-    sent_cos_gap: 2.6237,
-    bm25_per_term_gap: 4.5029,
-    cos_gap_pool: 2.1591
+    std: 0.5347,
+    title_cov: 1.0068,
+    sent_cov: 1.2361,
+    sent_cos: -0.7872,
+    title_cov_gap: 4.0625,
+    sent_cov_gap: 2.8632,
+    sent_cos_gap: 2.7618,
+    bm25_per_term_gap: 4.8661,
+    cos_gap_pool: 2.1402
   },
   depth: 50,
-  source: "logistic regression on BEIR SciFact train qrels (809 queries, top 50 standard hits each, 40450 candidates, 811 relevant); 5-fold CV nDCG@10 0.7015 (standard) -> 0.7155 (reranked); bench/fit-reranker.ts, 2026-11-24"
+  source: "logistic regression on BEIR SciFact train qrels (809 queries, top 50 standard hits each, 40450 candidates, 811 relevant); 5-fold CV nDCG@10 0.6956 (standard) -> 0.7156 (reranked); bench/fit-reranker.ts, 2026-11-25"
 };
