@@ -15,6 +15,8 @@ export interface VisibleDoc {
   doc_id: string;
   title: string;
   canonical_url: string;
+  /** The uploaded file name ('' when unknown): with the title it makes the label the index holds (ingest/chunk-rows.ts documentLabel). */
+  filename: string;
 }
 
 /** Builds the typed-attribute prefilter of a request (implemented by attributes/attribute-service.ts). */
@@ -169,7 +171,7 @@ function parseStrings(json: string): Record<string, string> {
 
 /**
  * Visible documents among `docIds` (one primary-key query).
- * @returns doc_id → title and canonical_url; ids without a visible row are absent
+ * @returns doc_id → title, canonical_url and filename; ids without a visible row are absent
  */
 export async function visibleDocs(cp: ControlPlane, projectId: string, docIds: string[]): Promise<Map<string, VisibleDoc>> {
   const out = new Map<string, VisibleDoc>();
@@ -183,10 +185,10 @@ export async function visibleDocs(cp: ControlPlane, projectId: string, docIds: s
   const ids = cp.dialect === 'postgres'
     ? sql<boolean>`doc_id = any(${unique}::text[])`
     : sql<boolean>`doc_id in (select value from json_each(${JSON.stringify(unique)}))`;
-  const rows = await cp.db.selectFrom('documents').select(['doc_id', 'title', 'canonical_url', 'state'])
+  const rows = await cp.db.selectFrom('documents').select(['doc_id', 'title', 'canonical_url', 'filename', 'state'])
     .where('project_id', '=', projectId).where(ids)
     .execute();
-  for (const r of rows) if (r.state === 'visible') out.set(r.doc_id, { doc_id: r.doc_id, title: r.title, canonical_url: r.canonical_url });
+  for (const r of rows) if (r.state === 'visible') out.set(r.doc_id, { doc_id: r.doc_id, title: r.title, canonical_url: r.canonical_url, filename: r.filename });
   return out;
 }
 

@@ -15,4 +15,6 @@ test('title terms: stemmed and unstemmed forms, memoised per language, long titl
   assert.ok(!en.get('d3')!.includes('tailword'), 'only the first TITLE_MAX_CHARS characters are analysed');
   assert.equal(cache.of(docs, 'en').get('d1'), en.get('d1'), 'the same answer from the cache');
   assert.ok(cache.of(docs, null).get('d1')!.split(' ').includes('running'));
+  const label = cache.of(new Map([['p', { title: '10-K', filename: '3M_2018_10K.pdf' }]]), 'en').get('p')!.split(' ');
+  assert.ok(label.includes('3m') && label.includes('2018'), `the file name's words join a title that lacks them (${label.join(' ')})`);
 });
