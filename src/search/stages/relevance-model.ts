@@ -15,6 +15,8 @@
 // (coverage.ts addDocumentIdf), and 2026-11-25 (twelfth session) after the sentence drop (coverage.ts
 // SENTENCE_DROP) and with the new `title_cov` (weight 1.09; SciFact over 5 183 abstracts training nDCG@10
 // 0.696 → 0.702, hit ≥ 0.3 plain 0.555 → 0.569 and wrapped 0.512 → 0.527; XQuAD n=10 two queries worse).
+// `title_cov` then moved from the bare title to the document label (title + file name words): refitted,
+// every weight within 0.001 of these, so they were kept.
 // Calibration on those rows, unweighted (predicted → observed): 0.2–0.3 → 0.14, 0.3–0.4 → 0.20, 0.4–0.5 →
 // 0.30, 0.5–0.6 → 0.38, 0.6–0.7 → 0.49, 0.7–0.8 → 0.53, 0.8–0.9 → 0.74, 0.9–1.0 → 0.90.
 // Relative features (BM25 / best BM25, cosine − best cosine) and query-level maxima were tried and are
