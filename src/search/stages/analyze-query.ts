@@ -122,8 +122,11 @@ export function analyseQuery(query: string, fallbackLang: string | null): Analys
   const inFocus = focus === null ? null : new Set(analyze(focus, stemLang));
   const weights = groups.map((g) => (inFocus === null || inFocus.has(g[0]) ? 1 : FOCUS_OUTSIDE_WEIGHT));
   const index = new Map(groups.map((g, i) => [g[0], i]));
-  // Coverage segments: sentences, and clauses within them (CLAUSE).
-  const segments = querySegments(query).flatMap((seg) => seg.split(CLAUSE)).map((seg) => [...new Set(analyze(seg, stemLang).map((t) => index.get(t)).filter((i): i is number => i !== undefined))]).filter((x) => x.length > 0);
-  const sentences = querySegments(query).map((seg) => ({ groups: [...new Set(analyze(seg, stemLang).map((t) => index.get(t)).filter((i): i is number => i !== undefined))], question: QUESTION_END.test(seg) })).filter((x) => x.groups.length > 0);
+  // Coverage segments: sentences, and clauses within them (CLAUSE), each analysed once; a sentence's groups
+  // are the union of its clauses' (for the sentence drop).
+  const groupsOf = (text: string) => [...new Set(analyze(text, stemLang).map((t) => index.get(t)).filter((i): i is number => i !== undefined))];
+  const bySentence = querySegments(query).map((s) => ({ question: QUESTION_END.test(s), clauses: s.split(CLAUSE).map(groupsOf).filter((x) => x.length > 0) }));
+  const segments = bySentence.flatMap((s) => s.clauses);
+  const sentences = bySentence.map((s) => ({ groups: [...new Set(s.clauses.flat())], question: s.question })).filter((x) => x.groups.length > 0);
   return { detectedLang, stemLang, terms, groups, weights, segments, sentences, termCount: groups.length };
 }

@@ -122,7 +122,7 @@ export function withCoverage(fused: FusedChunk[], groups: string[][], weights: n
   const docMass = new Map([...docHas].map(([d, h]) => [d, massOf(h)]));
   const titleMass = new Map<string, number>();
   if (titles) {
-    const scan = termMatcher(groups);
+    const scan = (holds ??= termMatcher(groups));
     for (const [d, terms] of titles) {
       const h = new Array<boolean>(groups.length).fill(false);
       scan(terms, h);
@@ -291,4 +291,3 @@ function addDocumentIdf(idf: number[], docHas: boolean[][], D: number): void {
     idf[w] = x + Math.log(1 + (D - d + 0.5) / (d + 0.5));
   });
 }
-
