@@ -4,7 +4,7 @@
 //  - --reranker onnx|http (with the DOCSEARCH_RERANKER_* variables set): the three calibration
 //    coefficients that combine that reranker with the standard score (DOCSEARCH_RERANKER_CALIBRATION).
 // The corpus is ingested into a real docsearch app (bench/lib/corpus.ts); every train query runs the real
-// standard stages (rankQuery in bench/lib/scifact-candidates.ts) and its top-`depth` hits are the
+// standard stages (SearchService.rank: the score exactly as served, titles included) and its top-`depth` hits are the
 // candidates, labelled relevant iff the qrels say so. Reports 5-fold cross-validated nDCG@10 (standard
 // order vs reranked) and calibration, then fits on all train queries. Usage:
 //   npx tsx bench/fit-reranker.ts [--write] [--reranker onnx|http]
@@ -24,7 +24,6 @@ import { loadBeir, mean, ndcgAt, repoRoot, writeResult, type Qrels } from './lib
 import { createBenchProject, startBenchApp } from './lib/bench-app.ts';
 import { ingestCorpus } from './lib/corpus.ts';
 import { calibrationBins, fitLogistic, predict } from './lib/logistic.ts';
-import { rankQuery } from './lib/scifact-candidates.ts';
 
 const args = process.argv.slice(2);
 const write = args.includes('--write');
@@ -42,10 +41,14 @@ async function collect(depth: number, featurise: (q: string, lang: string | null
   try {
     const s = app.handle.services;
     const p = await createBenchProject(app, 'fit-reranker');
-    const chunks = await ingestCorpus({ cp: s.cp, index: s.index, embedder: s.embedder, projectId: p.projectId, namespace: p.namespace }, corpus);
+    await ingestCorpus({ cp: s.cp, index: s.index, embedder: s.embedder, projectId: p.projectId, namespace: p.namespace }, corpus);
     const rows: QueryRows[] = [];
     for (const q of queries) {
-      const { stats, regions, lang } = await rankQuery(s.index, s.embedder, p.namespace, q.text, chunks);
+      // The service's own ranking (titles, sentences and phrase pairs as served), not a re-assembly of it.
+      const ranked = await s.search.rank({ projectId: p.projectId, namespace: p.namespace }, { query: q.text });
+      const { regions } = ranked;
+      const stats = ranked.stats!;
+      const lang = ranked.analysed.stemLang;
       const head = regions.slice(0, depth);
       await fillText(s.index, p.namespace, head.flatMap((r) => r.chunks)); // retrieval reads no text
       const rel = qrels.get(q._id)!;

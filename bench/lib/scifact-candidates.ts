@@ -69,14 +69,16 @@ export async function indexBeirCorpus(index: NamespaceIndex, embedder: Embedder,
 
 /**
  * One English query through the service's standard stages without the HTTP and control-plane layers
- * (analyse, embed, retrieve 100 + 100, rankStandard with the same anchor rule as the service).
+ * (analyse, embed, retrieve 100 + 100, rankStandard with the same anchor rule as the service). Titles are
+ * not looked up (no control plane here): `title_cov` is 0 for every hit, unlike the service; fitting scripts
+ * that need the served score exactly use SearchService.rank (bench/fit-reranker.ts, bench/lib/train-sets.ts).
  * @returns the query statistics, the scored regions best first, and the stemming language used
  */
 export async function rankQuery(index: NamespaceIndex, embedder: Embedder, ns: string, text: string, chunkCount: number): Promise<{ stats: QueryStats; regions: Region[]; lang: string | null }> {
   const a = analyseQuery(text, 'en');
   const got = await retrieve(index, ns, { embed: () => embedder.embedQuery(text), lexical: async () => ({ terms: a.terms, boosts: termBoosts(a) }) }, undefined);
   const base = queryStats(got.vector, got.bm25, (got.bm25?.length ?? 0) < got.limit, a.termCount, chunkCount);
-  const { regions, stats } = rankStandard(got.vector, got.bm25, base, { anchor: denseCoverageOk(embedder, text), groups: a.groups, weights: a.weights, segments: a.segments });
+  const { regions, stats } = rankStandard(got.vector, got.bm25, base, { anchor: denseCoverageOk(embedder, text), groups: a.groups, weights: a.weights, segments: a.segments, sentences: a.sentences, pairs: a.pairs });
   return { stats, regions, lang: a.stemLang };
 }
 

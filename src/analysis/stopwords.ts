@@ -70,3 +70,19 @@ export function promptTerms(): ReadonlySet<string> {
   promptCache = terms;
   return terms;
 }
+
+const phraseCache = new Map<string, ReadonlySet<string>>();
+
+/**
+ * The terms a document's phrase pairs (analysis/term-hash.ts pairHashSet) skip: stopTerms(lang), English
+ * stopTerms and promptTerms — the same words the query drops before it forms its pairs
+ * (search/stages/analyze-query.ts), so that "cash flow statement" in a query and "statement of cash flows"
+ * in a chunk share their pair (cash, flow). Memoised per language.
+ * @param lang the document's ISO 639-1 code, or null
+ */
+export function phraseSkipTerms(lang: string | null): ReadonlySet<string> {
+  const key = lang ?? '';
+  let set = phraseCache.get(key);
+  if (!set) phraseCache.set(key, (set = new Set([...stopTerms(lang), ...stopTerms('en'), ...promptTerms()])));
+  return set;
+}

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hasTermHash, termHash, termHashSet } from './term-hash.ts';
+import { hasTermHash, pairHash, pairHashSet, termHash, termHashSet } from './term-hash.ts';
+import { phraseSkipTerms } from './stopwords.ts';
+import { analyze } from './analyzer.ts';
 
 test('termHash is 32-bit FNV-1a over UTF-16 code units', () => {
   // Reference values of FNV-1a 32 (IETF draft-eastlake-fnv test vectors: "" and "a", "foobar").
@@ -30,4 +32,23 @@ test('hasTermHash agrees with membership in the term list (randomised)', () => {
       assert.equal(hasTermHash(set, termHash(t)), present.has(t), `${t} in ${terms.join(' ')}`);
     }
   }
+});
+
+test('pairHash is the hash of the two terms joined by a space', () => {
+  assert.equal(pairHash('cash', 'flow'), termHash('cash flow'));
+  assert.notEqual(pairHash('cash', 'flow'), pairHash('flow', 'cash'), 'a pair is ordered');
+});
+
+test('pairHashSet holds the adjacent content-term pairs, stopwords skipped on both sides', () => {
+  const tokens = analyze('The statement of cash flows and the cash flow of the year', 'en').join(' ');
+  const set = pairHashSet(tokens, phraseSkipTerms('en'));
+  const has = (a: string, b: string) => hasTermHash(set, pairHash(a, b));
+  assert.ok(has('statement', 'cash'), '"of" and "the" are skipped, so the words around them are adjacent');
+  assert.ok(has('cash', 'flow'));
+  assert.ok(has('flow', 'year'));
+  assert.ok(!has('statement', 'flow') && !has('of', 'cash') && !has('cash', 'statement'));
+  assert.deepEqual([...set], [...new Set([...set])].sort((a, b) => a - b), 'ascending and distinct');
+  assert.equal(pairHashSet('', phraseSkipTerms('en')).length, 0);
+  assert.equal(pairHashSet('alone', new Set()).length, 0, 'one term has no pair');
+  assert.equal(pairHashSet('word word', new Set()).length, 0, 'a repeated term is no pair');
 });

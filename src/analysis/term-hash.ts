@@ -63,3 +63,42 @@ export function hasTermHash(set: Uint32Array, hash: number): boolean {
   }
   return false;
 }
+
+/**
+ * The 32-bit FNV-1a hash of an ordered pair of adjacent terms: termHash(`${a} ${b}`) (terms never hold a
+ * space, so a pair's hash is the hash of its two terms joined by one), computed without building the string.
+ * @param a the first term
+ * @param b the term that follows it
+ * @returns 0 … 2³² − 1
+ */
+export function pairHash(a: string, b: string): number {
+  let h = FNV_OFFSET;
+  for (let i = 0; i < a.length; i++) h = Math.imul(h ^ a.charCodeAt(i), FNV_PRIME);
+  h = Math.imul(h ^ 32, FNV_PRIME);
+  for (let i = 0; i < b.length; i++) h = Math.imul(h ^ b.charCodeAt(i), FNV_PRIME);
+  return h >>> 0;
+}
+
+/**
+ * The sorted distinct pairHash() values of the adjacent CONTENT terms of a term string: terms in `skip`
+ * (stopwords, prompt words: analysis/stopwords.ts phraseSkipTerms) are removed first, so "statement of cash
+ * flows" yields (statement, cash) and (cash, flow) — the phrase evidence that coverage.ts compares with the
+ * query's own adjacent content words (search/stages/analyze-query.ts `pairs`). Linear in the string's
+ * length plus a sort of its pairs.
+ * @param tokens analysed terms joined by single spaces (the `tokens` column)
+ * @param skip   terms that are not content words
+ * @returns ascending, without repeats (a chunk of ≈ 300 terms has ≈ 150–250 pairs)
+ */
+export function pairHashSet(tokens: string, skip: ReadonlySet<string>): Uint32Array {
+  const hashes: number[] = [];
+  let prev: string | null = null;
+  for (const term of tokens.split(' ')) {
+    if (term.length === 0 || skip.has(term)) continue;
+    if (prev !== null && prev !== term) hashes.push(pairHash(prev, term));
+    prev = term;
+  }
+  const sorted = Uint32Array.from(hashes).sort();
+  let n = 0;
+  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[n - 1]) sorted[n++] = sorted[i];
+  return sorted.slice(0, n);
+}

@@ -10,7 +10,8 @@
 // normalisation: title and heading terms count once each (w = 1), so they tip ties between otherwise
 // similar chunks without outweighing the chunk's own words.
 import { analyze } from '../analysis/analyzer.ts';
-import { termHashSet } from '../analysis/term-hash.ts';
+import { pairHashSet, termHashSet } from '../analysis/term-hash.ts';
+import { phraseSkipTerms } from '../analysis/stopwords.ts';
 import type { ChunkDraft } from './chunking/chunker.ts';
 import { chunkId, LAYOUT_WINDOW, type ChunkRecord } from '../storage/namespace-index.ts';
 import { isBibliographyChunk } from '../search/stages/section-prior.ts';
@@ -70,27 +71,34 @@ export interface ChunkRowsInput {
   tokens?: string[];
   /** termHashSet() of each chunk's tokens when the caller computed them already (same reason). */
   termHashes?: Uint32Array[];
+  /** pairHashSet() of each chunk's tokens (skipping phraseSkipTerms(lang)) when the caller computed them. */
+  pairHashes?: Uint32Array[];
   attributes?: ChunkRecord['attributes'];
 }
 
 /** The index rows of one document's chunks (ids `<docId>:<chunk_index>`), with withSearchLayout(). */
 export function chunkRows(input: ChunkRowsInput): ChunkRecord[] {
-  return withSearchLayout(input.chunks.map((c, i) => ({
-    id: chunkId(input.docId, c.chunk_index),
-    doc_id: input.docId,
-    source_job_id: input.jobId,
-    chunk_index: c.chunk_index,
-    chunkset_index: c.chunkset_index,
-    page_start: c.page_start,
-    page_end: c.page_end,
-    heading_path: c.heading_path.join(' > '),
-    content: c.content,
-    tokens: input.tokens?.[i] ?? lexicalTokens(c, input.label, input.lang),
-    ...(input.termHashes?.[i] ? { term_hashes: input.termHashes[i] } : {}),
-    token_count: c.token_count,
-    vector: input.vectors[i],
-    ...(input.attributes ? { attributes: input.attributes } : {}),
-  })));
+  const skip = phraseSkipTerms(input.lang);
+  return withSearchLayout(input.chunks.map((c, i) => {
+    const tokens = input.tokens?.[i] ?? lexicalTokens(c, input.label, input.lang);
+    return {
+      id: chunkId(input.docId, c.chunk_index),
+      doc_id: input.docId,
+      source_job_id: input.jobId,
+      chunk_index: c.chunk_index,
+      chunkset_index: c.chunkset_index,
+      page_start: c.page_start,
+      page_end: c.page_end,
+      heading_path: c.heading_path.join(' > '),
+      content: c.content,
+      tokens,
+      ...(input.termHashes?.[i] ? { term_hashes: input.termHashes[i] } : {}),
+      pair_hashes: input.pairHashes?.[i] ?? pairHashSet(tokens, skip),
+      token_count: c.token_count,
+      vector: input.vectors[i],
+      ...(input.attributes ? { attributes: input.attributes } : {}),
+    };
+  }));
 }
 
 /**

@@ -16,7 +16,8 @@ import type { JobRow, JobOutcome } from '../jobs/queue.ts';
 import { RetryableError, type JobContext } from '../jobs/worker.ts';
 import { detectLanguage } from '../analysis/analyzer.ts';
 import { chunkRows, documentLabel, embeddingText, lexicalTokens } from './chunk-rows.ts';
-import { termHashSet } from '../analysis/term-hash.ts';
+import { pairHashSet, termHashSet } from '../analysis/term-hash.ts';
+import { phraseSkipTerms } from '../analysis/stopwords.ts';
 import { parseDocument } from './parse/index.ts';
 import { ParseError, type ParsedDocument } from './parse/types.ts';
 import { chunkDocument, imageCountOf, type ChunkedDocument } from './chunking/chunker.ts';
@@ -163,16 +164,19 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
   const label = documentLabel(title, filename);
   const tokens: string[] = [];
   const termHashes: Uint32Array[] = [];
+  const pairHashes: Uint32Array[] = [];
+  const skip = phraseSkipTerms(lang.code);
   const tick = timeSlicer();
   for (const c of chunked.chunks) {
     const t = lexicalTokens(c, label, lang.code);
     tokens.push(t);
     termHashes.push(termHashSet(t));
+    pairHashes.push(pairHashSet(t, skip));
     await tick();
   }
   // Typed attribute values (resolved and hashed at accept time) go onto every chunk row (issue 4).
   const rows = chunkRows({
-    docId, jobId: job.id, chunks: chunked.chunks, vectors, label, lang: lang.code, tokens, termHashes,
+    docId, jobId: job.id, chunks: chunked.chunks, vectors, label, lang: lang.code, tokens, termHashes, pairHashes,
     attributes: toChunkAttributes(payload.attributes),
   });
   // Rows of an earlier attempt are removed, these appended and folded into the BM25 index (done means

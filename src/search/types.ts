@@ -103,6 +103,8 @@ export interface FusedChunk {
   tokens: string | null;
   /** The chunk's stored term hashes (analysis/term-hash.ts), read instead of `tokens` where stored; else null. */
   termHashes: Uint32Array | null;
+  /** The chunk's stored phrase-pair hashes (analysis/term-hash.ts pairHashSet); absent/null where not stored. */
+  pairHashes?: Uint32Array | null;
   /** IDF-weighted query-term coverage 0..1 (stages/coverage.ts); null before that stage or without tokens. */
   coverage: number | null;
   /** Coverage of the union of the candidates of the chunk's document (stages/coverage.ts); absent before that stage. */
@@ -111,6 +113,13 @@ export interface FusedChunk {
   coverageInDoc?: number | null;
   /** Coverage of the query by the chunk's document title (stages/coverage.ts); absent without titles. */
   titleCoverage?: number | null;
+  /**
+   * Share of the query's phrase pairs the chunk holds adjacent (stages/coverage.ts); null when the chunk
+   * stores no pair hashes (unknown: score.ts uses the model without `pair_cov`); absent before that stage.
+   */
+  pairCoverage?: number | null;
+  /** The same share over the pairs that at least one candidate holds (stages/coverage.ts). */
+  pairCoverageInPool?: number | null;
 }
 
 /**
@@ -135,6 +144,9 @@ export interface Region {
   coverageInDoc?: number | null;
   /** Coverage of the query by the document's title (stages/coverage.ts). */
   titleCoverage?: number | null;
+  /** Highest phrase-pair coverage of the members (stages/coverage.ts); null when no member stores pairs. */
+  pairCoverage?: number | null;
+  pairCoverageInPool?: number | null;
   /** Relevance probability 0..1 (stages/score.ts). */
   score: number;
   /** Content chunks ordered by chunk_index (core only before expansion). */

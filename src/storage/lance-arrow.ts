@@ -200,7 +200,7 @@ export type RowTest = (docId: string, chunkIndex: number) => boolean;
  * bibliography flag are set where the result has them and the row stores them, `rowId` where it has `_rowid`,
  * `termHashes` where it has the term-hash column and the row stores them.
  * A result with the packed column (lance-pack.ts; PACKED_SEARCH_COLUMNS) takes chunk index, chunkset index,
- * token count, layout, flag, vector and term hashes from it. A row of such a result without a pack (null)
+ * token count, layout, flag, vector, term hashes and pair hashes (format 2) from it. A row of such a result without a pack (null)
  * lacks what the pack holds: with `unpacked`, its `_rowid` and score go there (the caller reads it again
  * with the separate columns) and it is left out.
  * @throws Error when a required column is missing, or an unpacked row comes without `unpacked` or `_rowid`
@@ -210,7 +210,7 @@ export function arrowToChunks(
   scoreColumn?: string,
   keep?: RowTest,
   unpacked?: Array<{ rowId: bigint; raw: number }>,
-): Array<{ chunk: StoredChunk; raw: number; vector?: Float32Array; tokens?: string; termHashes?: Uint32Array }> {
+): Array<{ chunk: StoredChunk; raw: number; vector?: Float32Array; tokens?: string; termHashes?: Uint32Array; pairHashes?: Uint32Array }> {
   if (table.numRows === 0) return []; // LanceDB may return an empty table without the projected schema
   const col = (name: string) => {
     const c = table.getChild(name);
@@ -238,7 +238,7 @@ export function arrowToChunks(
   const stored = layoutReader(table);
   const terms = termsReader(table);
   const rowIds = table.getChild('_rowid');
-  const out: Array<{ chunk: StoredChunk; raw: number; vector?: Float32Array; tokens?: string; termHashes?: Uint32Array }> = [];
+  const out: Array<{ chunk: StoredChunk; raw: number; vector?: Float32Array; tokens?: string; termHashes?: Uint32Array; pairHashes?: Uint32Array }> = [];
   for (let i = 0; i < table.numRows; i++) {
     const doc = docId.get(i) as string;
     const packed = pack.at(i);
@@ -275,6 +275,7 @@ export function arrowToChunks(
       ...(vector ? { vector } : {}),
       ...(lexical ? { tokens: lexical.get(i) as string } : {}),
       ...(termHashes ? { termHashes } : {}),
+      ...(packed?.pairHashes ? { pairHashes: packed.pairHashes } : {}),
     });
   }
   return out;

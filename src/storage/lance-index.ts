@@ -196,7 +196,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
       // order as refineFactor(1), without its second read of the vectors; for IVF_FLAT and flat search it
       // equals 1 − _distance). A zero vector scores 0.
       const hits = (await this.searchRows(state, await q.toArrow(), '_distance', opts))
-        .map(({ chunk, raw, vector: v, tokens, termHashes }) => ({ chunk, score: v ? (cosine(vector, v) ?? 0) : 1 - raw, vector: v, tokens, termHashes }))
+        .map(({ chunk, raw, vector: v, tokens, termHashes, pairHashes }) => ({ chunk, score: v ? (cosine(vector, v) ?? 0) : 1 - raw, vector: v, tokens, termHashes, pairHashes }))
         .sort((a, b) => b.score - a.score);
       return this.tokensForUnhashed(state, await this.textForUnflagged(state, hits));
     });
@@ -219,7 +219,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
       const where = await this.whereFor(state, f.where, filter);
       if (where === false) return [];
       if (where) q = q.where(where);
-      const hits = (await this.searchRows(state, await q.toArrow(), '_score', opts)).map(({ chunk, raw, vector, tokens, termHashes }) => ({ chunk, score: raw, vector, tokens, termHashes }));
+      const hits = (await this.searchRows(state, await q.toArrow(), '_score', opts)).map(({ chunk, raw, vector, tokens, termHashes, pairHashes }) => ({ chunk, score: raw, vector, tokens, termHashes, pairHashes }));
       return this.tokensForUnhashed(state, await this.textForUnflagged(state, hits));
     });
   }

@@ -10,7 +10,7 @@ import { openLanceIndex, type LanceNamespaceIndex } from './lance-index.ts';
 import { chunkSchema, rowsToArrow } from './lance-arrow.ts';
 import { decodePack, encodePack, PACK_COLUMN, PACK_VERSION } from './lance-pack.ts';
 import { FTS_OPTIONS } from './lance-maintenance.ts';
-import { termHashSet } from '../analysis/term-hash.ts';
+import { pairHashSet, termHashSet } from '../analysis/term-hash.ts';
 import { withSearchLayout } from '../ingest/chunk-rows.ts';
 import type { ChunkRecord, IndexHit, ReadOptions } from './namespace-index.ts';
 
@@ -23,6 +23,7 @@ function docRows(docId: string): ChunkRecord[] {
   const row = (i: number, set: number, heading: string, content: string, tokens: string): ChunkRecord => ({
     id: `${docId}:${i}`, doc_id: docId, source_job_id: 'job', chunk_index: i, chunkset_index: set, page_start: 1, page_end: 2,
     heading_path: heading, content, tokens, token_count: 10 + i, vector: new Float32Array([1, i, 0.5 - i, 0.25]), term_hashes: termHashSet(tokens),
+    pair_hashes: pairHashSet(tokens, new Set()),
   });
   return withSearchLayout([
     row(0, 0, 'Intro', 'alpha text', 'alpha text'),
@@ -64,7 +65,7 @@ test('a packed cell round-trips every field, with and without a layout and term 
   assert.deepEqual(Array.from(back.vector), Array.from(r0.vector));
   assert.deepEqual(Array.from(back.termHashes!), Array.from(r0.term_hashes!));
   assert.deepEqual({ ...back.layout!, near: Array.from(back.layout!.near) }, { ...r0.layout!, near: Array.from(r0.layout!.near) });
-  const bare: ChunkRecord = { ...r0, layout: undefined, bibliography: undefined, term_hashes: undefined };
+  const bare: ChunkRecord = { ...r0, layout: undefined, bibliography: undefined, term_hashes: undefined, pair_hashes: undefined };
   const b = decodePack(encodePack(bare))!;
   assert.deepEqual([b.layout, b.bibliography, b.termHashes, Array.from(b.vector)], [undefined, undefined, undefined, Array.from(r0.vector)]);
   // A cell at an odd offset of its buffer (Arrow does not promise alignment): decoded from a copy.
@@ -73,6 +74,22 @@ test('a packed cell round-trips every field, with and without a layout and term 
   shifted.set(cell, 1);
   const odd = decodePack(shifted.subarray(1))!;
   assert.deepEqual([Array.from(odd.vector), Array.from(odd.termHashes!), odd.layout!.setTokens], [Array.from(r0.vector), Array.from(r0.term_hashes!), r0.layout!.setTokens]);
+  // Pair hashes (format 2) round-trip after the term hashes, with or without them.
+  const paired: ChunkRecord = { ...r0, pair_hashes: pairHashSet('alpha beta gamma', new Set()) };
+  const pb = decodePack(encodePack(paired))!;
+  assert.deepEqual([Array.from(pb.pairHashes!), Array.from(pb.termHashes!)], [Array.from(paired.pair_hashes!), Array.from(r0.term_hashes!)]);
+  const pairsOnly = decodePack(encodePack({ ...paired, term_hashes: undefined }))!;
+  assert.deepEqual([pairsOnly.termHashes, Array.from(pairsOnly.pairHashes!)], [undefined, Array.from(paired.pair_hashes!)]);
+  assert.equal(b.pairHashes, undefined);
+  // A format-1 cell (tables written before pairs existed): 7 header values, no pair hashes; still read.
+  const v2 = encodePack({ ...r0, pair_hashes: undefined });
+  const h = new DataView(v2.buffer);
+  const v1 = new Uint8Array(v2.byteLength - 4);
+  const v1view = new DataView(v1.buffer);
+  for (let k = 0; k < 7; k++) v1view.setInt32(4 * k, k === 0 ? 1 : h.getInt32(4 * k, true), true);
+  v1.set(v2.subarray(32), 28);
+  const old = decodePack(v1)!;
+  assert.deepEqual([old.chunkIndex, old.tokenCount, Array.from(old.vector), Array.from(old.termHashes!), old.pairHashes], [0, 10, Array.from(r0.vector), Array.from(r0.term_hashes!), undefined]);
   // Another version or a truncated cell is not read as a pack.
   const other = encodePack(r0);
   new DataView(other.buffer).setInt32(0, PACK_VERSION + 1, true);
@@ -104,6 +121,9 @@ test('search reads of a packed table equal those of a table of separate columns,
     assert.deepEqual(pv.map(plain), lv.map(plain));
     assert.deepEqual(pb.map(plain), lb.map(plain));
     for (const h of [...pv, ...pb]) assert.ok(h.vector && h.termHashes && h.chunk.layout && h.chunk.bibliography === (h.chunk.chunk_index === 2));
+    // The packed table also returns the phrase-pair hashes (format 2); the separate columns have none.
+    for (const h of [...pv, ...pb]) assert.deepEqual(Array.from(h.pairHashes ?? []), Array.from(pairHashSet(docRows('x')[h.chunk.chunk_index].tokens, new Set())));
+    for (const h of [...lv, ...lb]) assert.equal(h.pairHashes, undefined);
   }
 });
 

@@ -52,6 +52,13 @@ export interface ChunkRecord {
    * ranking's coverage feature needs no term string (issue 15). Absent on rows written before it existed.
    */
   term_hashes?: Uint32Array;
+  /**
+   * Sorted distinct 32-bit hashes of the chunk's adjacent content-term pairs (analysis/term-hash.ts
+   * pairHashSet), stored at ingest for the phrase feature `pair_cov` (search/stages/coverage.ts). Absent on
+   * rows written before it existed (their phrase evidence is unknown, not absent: score.ts then uses the
+   * model without the feature).
+   */
+  pair_hashes?: Uint32Array;
 }
 
 /**
@@ -87,7 +94,7 @@ export interface ChunkLayout {
   docWide?: boolean;
 }
 
-export type StoredChunk = Omit<ChunkRecord, 'vector' | 'tokens' | 'attributes' | 'term_hashes'> & {
+export type StoredChunk = Omit<ChunkRecord, 'vector' | 'tokens' | 'attributes' | 'term_hashes' | 'pair_hashes'> & {
   /**
    * True when the row was read without its text (ReadOptions.text false, or a layout stub made by
    * expansion): `content`, `heading_path` and `source_job_id` are then empty strings.
@@ -166,6 +173,8 @@ export interface IndexHit {
    * place of `tokens` for rows that store them: coverage tests query terms against them.
    */
   termHashes?: Uint32Array;
+  /** The chunk's stored pair hashes (ChunkRecord.pair_hashes), returned with `termHashes` where stored. */
+  pairHashes?: Uint32Array;
 }
 
 /** Embedding model an index was built with; a mismatch is refused (DESIGN.md §3). */

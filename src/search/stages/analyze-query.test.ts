@@ -74,3 +74,15 @@ test('sentences: the query\'s sentences (not clauses) with their question flag, 
   assert.equal(sentenceOf('analyst'), 0);
   assert.equal(analyseQuery('revenue growth', 'en').sentences.length, 1);
 });
+
+test('phrase pairs join adjacent content words of one sentence, never across sentences', () => {
+  const q = analyseQuery('What is the capital expenditure in the cash flow statement? Assume you are an analyst.', 'en');
+  const word = (t: string) => q.groups.findIndex((g) => g.includes(t));
+  const has = (a: string, b: string) => q.pairs.some(([x, y]) => x === word(a) && y === word(b));
+  assert.ok(has('capit', 'expenditur'), 'adjacent content words');
+  assert.ok(has('expenditur', 'cash'), '"in the" are skipped, as a document\'s stored pairs skip them');
+  assert.ok(has('cash', 'flow') && has('flow', 'statement'));
+  assert.ok(!has('statement', 'assum'), 'no pair across the sentence boundary');
+  assert.equal(new Set(q.pairs.map((p) => p.join())).size, q.pairs.length, 'distinct');
+  assert.deepEqual(analyseQuery('insulin', 'en').pairs, []);
+});

@@ -39,6 +39,12 @@ export interface AnalysedQuery {
   segments: number[][];
   /** Group indices of each sentence of the query (BOUNDARY only; coverage.ts drops unmatched sentences). */
   sentences: QuerySentence[];
+  /**
+   * The query's phrase pairs: [a, b] group indices of adjacent content words within a sentence (stopwords
+   * and prompt words skipped, as a document's stored pairs skip them: analysis/term-hash.ts pairHashSet),
+   * distinct, in query order. coverage.ts measures which of them a chunk holds (`pair_cov`).
+   */
+  pairs: Array<[number, number]>;
   /** Distinct terms of the primary (stemmed) analysis = groups.length: the query length features normalise by. */
   termCount: number;
 }
@@ -123,10 +129,31 @@ export function analyseQuery(query: string, fallbackLang: string | null): Analys
   const weights = groups.map((g) => (inFocus === null || inFocus.has(g[0]) ? 1 : FOCUS_OUTSIDE_WEIGHT));
   const index = new Map(groups.map((g, i) => [g[0], i]));
   // Coverage segments: sentences, and clauses within them (CLAUSE), each analysed once; a sentence's groups
-  // are the union of its clauses' (for the sentence drop).
-  const groupsOf = (text: string) => [...new Set(analyze(text, stemLang).map((t) => index.get(t)).filter((i): i is number => i !== undefined))];
-  const bySentence = querySegments(query).map((s) => ({ question: QUESTION_END.test(s), clauses: s.split(CLAUSE).map(groupsOf).filter((x) => x.length > 0) }));
-  const segments = bySentence.flatMap((s) => s.clauses);
+  // are the union of its clauses' (for the sentence drop), its phrase pairs the adjacent groups of its
+  // clauses' sequences joined (a comma does not part a phrase's words in a document's stored pairs either).
+  const sequenceOf = (text: string) => analyze(text, stemLang).map((t) => index.get(t)).filter((i): i is number => i !== undefined);
+  const bySentence = querySegments(query).map((s) => ({ question: QUESTION_END.test(s), clauses: s.split(CLAUSE).map(sequenceOf).filter((x) => x.length > 0) }));
+  const segments = bySentence.flatMap((s) => s.clauses.map((c) => [...new Set(c)]));
   const sentences = bySentence.map((s) => ({ groups: [...new Set(s.clauses.flat())], question: s.question })).filter((x) => x.groups.length > 0);
-  return { detectedLang, stemLang, terms, groups, weights, segments, sentences, termCount: groups.length };
+  const pairs = phrasePairs(bySentence.map((s) => s.clauses.flat()));
+  return { detectedLang, stemLang, terms, groups, weights, segments, sentences, pairs, termCount: groups.length };
+}
+
+/**
+ * Distinct ordered pairs of adjacent, different groups in each sequence (pairs never cross sequences).
+ * @param sequences group indices in text order, one array per sentence
+ */
+export function phrasePairs(sequences: number[][]): Array<[number, number]> {
+  const seen = new Set<string>();
+  const out: Array<[number, number]> = [];
+  for (const seq of sequences) {
+    for (let i = 1; i < seq.length; i++) {
+      const a = seq[i - 1];
+      const b = seq[i];
+      if (a === b || seen.has(`${a},${b}`)) continue;
+      seen.add(`${a},${b}`);
+      out.push([a, b]);
+    }
+  }
+  return out;
 }

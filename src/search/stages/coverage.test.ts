@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FusedChunk } from '../types.ts';
 import { hashMatcher, termMatcher, withCoverage } from './coverage.ts';
-import { termHashSet } from '../../analysis/term-hash.ts';
+import { pairHashSet, termHashSet } from '../../analysis/term-hash.ts';
+import { phraseSkipTerms } from '../../analysis/stopwords.ts';
 
 const fc = (id: string, tokens: string | null): FusedChunk => ({
   chunk: { id, doc_id: id, source_job_id: 'j', chunk_index: 0, chunkset_index: 0, page_start: 1, page_end: 1, heading_path: '', content: '', token_count: 1 },
@@ -149,4 +150,28 @@ test('coverage is the same from stored term hashes as from the term string, and 
   assert.equal(b.matchable, a.matchable);
   assert.deepEqual(b.fused.map((f) => [f.coverage, f.docCoverage, f.coverageInDoc]), a.fused.map((f) => [f.coverage, f.docCoverage, f.coverageInDoc]));
   assert.equal(b.fused[3].coverage, null);
+});
+
+test('phrase-pair coverage: the words adjacent count, the same words apart do not; unknown without stored pairs', () => {
+  const skip = phraseSkipTerms('en');
+  const withPairs = (f: FusedChunk): FusedChunk => ({ ...f, pairHashes: pairHashSet(f.tokens!, skip) });
+  const pool = [withPairs(fc('a', 'the cash flow statement')), withPairs(fc('b', 'cash from the statement of flow')), fc('c', 'cash flow statement'), withPairs(fc('d', 'lunch menu'))];
+  const groups = [['cash'], ['flow'], ['statement']];
+  const { fused } = withCoverage(pool, groups, [], [], [], undefined, [[0, 1], [1, 2]]);
+  assert.deepEqual(fused.map((f) => f.coverage), [1, 1, 1, 0], 'every chunk but d holds every word');
+  assert.deepEqual(fused.map((f) => f.pairCoverage), [1, 0, null, 0], 'only a holds the phrase; c stores no pairs (unknown)');
+  // A pair weighs as its words do: "statement" alone in a sentence that is not a question is dropped
+  // (SENTENCE_DROP), which takes the pair (flow, statement) out with it.
+  const e = withPairs(fc('e', 'flow statement then cash'));
+  assert.equal(withCoverage([...pool, e], groups, [], [], [], undefined, [[0, 1], [1, 2]]).fused[4].pairCoverage, 0.5);
+  const dropped = withCoverage([...pool, e], groups, [], [], [{ groups: [0, 1], question: true }, { groups: [2], question: false }], undefined, [[0, 1], [1, 2]]);
+  assert.equal(dropped.fused[4].pairCoverage, 0);
+  assert.equal(dropped.fused[0].pairCoverage, 1);
+  // A pair that no candidate holds adjacent ((statement, cash)) counts in pair_cov, not in the pool share.
+  const three = withCoverage(pool, groups, [], [], [], undefined, [[0, 1], [1, 2], [2, 0]]);
+  assert.deepEqual([three.fused[0].pairCoverage, three.fused[0].pairCoverageInPool], [2 / 3, 1]);
+  assert.equal(three.fused[2].pairCoverageInPool, null);
+  // Without pairs every chunk's pair coverage is its coverage, stored pairs or not.
+  const lone = withCoverage(pool, [['cash']], [], [], [], undefined, []);
+  assert.deepEqual(lone.fused.map((f) => f.pairCoverage), lone.fused.map((f) => f.coverage));
 });

@@ -25,13 +25,27 @@
 // Sentence drop (SENTENCE_DROP): in a query of several sentences, a sentence that is not a question and
 // matches far below the best sentence weighs 0 — an instruction sentence leaves the denominator entirely.
 // Title coverage (`titleCoverage`): the same weighted share of the query, held by the chunk's document title.
+// Phrase-pair coverage (`pairCoverage` / `pairCoverageInPool`, the `pair_cov` / `pair_cov_pool` features):
+// the share of the query's phrase pairs (analyze-query.ts `pairs`: adjacent content words of a sentence)
+// that the chunk holds adjacent — its stored pair hashes (analysis/term-hash.ts pairHashSet) hold one of
+// the pair's term combinations. Counted are pairs whose two words are both matchable, each weighing the
+// lesser query weight × segment factor of its words (an instruction sentence's pairs weigh as its words
+// do); `pair_cov` divides by all of them, `pair_cov_pool` by those that at least one candidate holds (as
+// coverage leaves out words no candidate holds: a pair no passage holds adjacent, such as the last word of
+// one phrase and the first of the next, is rarely a phrase). A query without counted pairs gives every
+// chunk its `coverage` for both (a lone word is all the phrase there is); a chunk that stores no pair
+// hashes (written before they existed) gets null when the query has pairs: unknown, not absent. Like the
+// matchable words, the pool's pairs are set by what any candidate holds, never by the best hit's score.
+// Proximity evidence after term-dependence models (Metzler & Croft, "A Markov random field model for term
+// dependencies", SIGIR 2005: the ordered-window #1 feature of adjacent query terms).
 // All of these re-weight words, the same for every hit, so they never lower one hit because another matched
 // better; a one-segment query is weighted as before. The matchable query length (BM25's divisor in
 // score.ts) uses the same weights.
 // Cost: a binary search per query term in each candidate's stored term hashes (hashMatcher), O(P · terms ·
 // log distinct terms); rows without stored hashes: one pass over their analysed term string (termMatcher,
-// no allocation per term), O(their characters).
-import { FNV_OFFSET, FNV_PRIME, hasTermHash, termHash } from '../../analysis/term-hash.ts';
+// no allocation per term), O(their characters). Phrase pairs: a binary search per (pair, term combination)
+// in each candidate's stored pair hashes, O(P · pairs · combinations · log distinct pairs), combinations ≤ 9.
+import { FNV_OFFSET, FNV_PRIME, hasTermHash, pairHash, termHash } from '../../analysis/term-hash.ts';
 import type { FusedChunk } from '../types.ts';
 import type { QuerySentence } from './analyze-query.ts';
 
@@ -70,10 +84,11 @@ export const SENTENCE_DROP = 0.75;
  * @param titles    doc_id → the document title's analysed terms, space-separated (stages/title-terms.ts);
  *                  sets `titleCoverage` (the title's share of the same weighted query mass) on the chunks
  *                  of those documents, null on others
+ * @param pairs     the query's phrase pairs (analyze-query.ts `pairs`, group indices); sets `pairCoverage`
  * @returns new FusedChunk objects in the same order, and the summed query weight of the words that occur
  *          in the pool at all (the "matchable" query length)
  */
-export function withCoverage(fused: FusedChunk[], groups: string[][], weights: number[] = [], segments: number[][] = [], sentences: QuerySentence[] = [], titles?: ReadonlyMap<string, string>): { fused: FusedChunk[]; matchable: number } {
+export function withCoverage(fused: FusedChunk[], groups: string[][], weights: number[] = [], segments: number[][] = [], sentences: QuerySentence[] = [], titles?: ReadonlyMap<string, string>, pairs: Array<[number, number]> = []): { fused: FusedChunk[]; matchable: number } {
   // Which groups each candidate holds: a lookup of each query term in its stored term hashes, or (rows
   // written before those were stored) one pass over its stored term string (termMatcher).
   let holds: ((tokens: string, h: boolean[]) => void) | undefined; // built only for rows without hashes
@@ -129,13 +144,16 @@ export function withCoverage(fused: FusedChunk[], groups: string[][], weights: n
       titleMass.set(d, massOf(h));
     }
   }
+  const shares = pairShares(groups, pairs, rawIdf, (w) => (weights[w] ?? 1) * segWeight[w], fused);
   const out = fused.map((f, i) => {
     const h = has[i];
-    if (!h) return { ...f, coverage: null, docCoverage: null, coverageInDoc: null };
+    if (!h) return { ...f, coverage: null, docCoverage: null, coverageInDoc: null, pairCoverage: null, pairCoverageInPool: null };
     const got = massOf(h);
     const dm = docMass.get(f.chunk.doc_id) ?? 0;
     const tm = titleMass.get(f.chunk.doc_id);
-    return { ...f, coverage: total > 0 ? got / total : 0, docCoverage: total > 0 ? dm / total : 0, coverageInDoc: dm > 0 ? got / dm : 0, titleCoverage: tm === undefined ? null : total > 0 ? tm / total : 0 };
+    const coverage = total > 0 ? got / total : 0;
+    const pair = shares === null ? { all: coverage, inPool: coverage } : shares[i];
+    return { ...f, coverage, docCoverage: total > 0 ? dm / total : 0, coverageInDoc: dm > 0 ? got / dm : 0, titleCoverage: tm === undefined ? null : total > 0 ? tm / total : 0, pairCoverage: pair?.all ?? null, pairCoverageInPool: pair?.inPool ?? null };
   });
   return { fused: out, matchable };
 }
@@ -196,6 +214,36 @@ export function hashMatcher(groups: string[][]): (set: Uint32Array, h: boolean[]
       for (let t = 0; t < terms.length; t++) if (hasTermHash(set, terms[t])) { h[w] = true; break; }
     }
   };
+}
+
+/**
+ * The phrase-pair shares of every candidate (file header): the query's pairs whose two words are matchable
+ * (pool IDF > 0), each weighing min(weight(a), weight(b)); a pair is held when one of the term combinations
+ * of its two groups (stemmed and unstemmed alternatives) is among the candidate's stored pair hashes (binary
+ * search). `all` divides by every such pair, `inPool` by those at least one candidate holds (as coverage
+ * leaves out words no candidate holds: a pair no passage holds adjacent is rarely a phrase).
+ * @param groups query word groups; pairs: group index pairs (analyze-query.ts); idf: pool IDF per group
+ * @param weight a word's query weight × segment factor
+ * @returns per candidate its shares in [0, 1] (null: it stores no pair hashes), or null when no pair
+ *          counts (the caller then uses coverage). Cost: candidates × pairs × combinations binary searches.
+ */
+function pairShares(groups: string[][], pairs: Array<[number, number]>, idf: number[], weight: (w: number) => number, fused: FusedChunk[]): Array<{ all: number; inPool: number } | null> | null {
+  const counted = pairs
+    .filter(([a, b]) => idf[a] > 0 && idf[b] > 0)
+    .map(([a, b]) => ({ w: Math.min(weight(a), weight(b)), hashes: groups[a].flatMap((x) => groups[b].map((y) => pairHash(x, y))) }))
+    .filter((p) => p.w > 0);
+  const total = counted.reduce((s, p) => s + p.w, 0);
+  if (total <= 0) return null;
+  const held = fused.map((f) => {
+    const set = f.pairHashes;
+    return set ? counted.map((p) => p.hashes.some((x) => hasTermHash(set, x))) : null;
+  });
+  const inPoolTotal = counted.reduce((s, p, k) => s + (held.some((h) => h?.[k]) ? p.w : 0), 0);
+  return held.map((h) => {
+    if (!h) return null;
+    const got = counted.reduce((s, p, k) => s + (h[k] ? p.w : 0), 0);
+    return { all: got / total, inPool: inPoolTotal > 0 ? got / inPoolTotal : 0 };
+  });
 }
 
 /**

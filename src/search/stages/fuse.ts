@@ -26,6 +26,7 @@ export function fuseRrf(vector: IndexHit[] | null, bm25: IndexHit[] | null, k = 
     if (!e.vector && h.vector) e.vector = h.vector;
     if (e.tokens === null && h.tokens !== undefined) e.tokens = h.tokens;
     if (e.termHashes === null && h.termHashes !== undefined) e.termHashes = h.termHashes;
+    if (!e.pairHashes && h.pairHashes !== undefined) e.pairHashes = h.pairHashes;
     return e;
   };
   (vector ?? []).forEach((h, i) => {

@@ -64,6 +64,8 @@ function makeRegion(members: FusedChunk[], rankOf: Map<FusedChunk, number>): Reg
   let docCoverage: number | null = null;
   let coverageInDoc: number | null = null;
   let titleCoverage: number | null = null;
+  let pairCoverage: number | null = null;
+  let pairCoverageInPool: number | null = null;
   let rrf = -Infinity;
   let fusedRank = Number.MAX_SAFE_INTEGER;
   for (let k = 0; k < members.length; k++) {
@@ -75,6 +77,8 @@ function makeRegion(members: FusedChunk[], rankOf: Map<FusedChunk, number>): Reg
     docCoverage = max(docCoverage, m.docCoverage);
     coverageInDoc = max(coverageInDoc, m.coverageInDoc);
     titleCoverage = max(titleCoverage, m.titleCoverage);
+    pairCoverage = max(pairCoverage, m.pairCoverage);
+    pairCoverageInPool = max(pairCoverageInPool, m.pairCoverageInPool);
     if (m.rrf > rrf) rrf = m.rrf;
     fusedRank = Math.min(fusedRank, rankOf.get(m) ?? Number.MAX_SAFE_INTEGER);
   }
@@ -94,6 +98,8 @@ function makeRegion(members: FusedChunk[], rankOf: Map<FusedChunk, number>): Reg
     docCoverage,
     coverageInDoc,
     titleCoverage,
+    pairCoverage,
+    pairCoverageInPool,
     score: 0,
     chunks,
   };

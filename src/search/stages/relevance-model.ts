@@ -5,7 +5,7 @@
 // This file is the one place the constants live.
 //
 // PROVENANCE: fitted by `npx tsx bench/fit-relevance.ts --collect --per-set 40 --features
-// cov,bm25_pm,cos,dense_off,rrf,anchor_cos,bm25_rr,ann_rr,doc_cov,cov_doc,title_cov` (Newton's method, L2 = 1, each
+// cov,bm25_pm,cos,dense_off,rrf,anchor_cos,bm25_rr,ann_rr,doc_cov,cov_doc,title_cov,pair_cov,pair_cov_pool` (Newton's method, L2 = 1, each
 // query and each kind of data weighted equally) on TRAINING splits only: all 809 SciFact train claims over
 // the 5 183 abstracts, and 80 of them in namespaces of rel+100 and rel+10 abstracts; XQuAD questions of the
 // even-numbered articles in 12 languages over namespaces of 1, 10 and 240 paragraphs and of multi-paragraph
@@ -16,20 +16,31 @@
 // SENTENCE_DROP) and with the new `title_cov` (weight 1.09; SciFact over 5 183 abstracts training nDCG@10
 // 0.696 → 0.702, hit ≥ 0.3 plain 0.555 → 0.569 and wrapped 0.512 → 0.527; XQuAD n=10 two queries worse).
 // `title_cov` then moved from the bare title to the document label (title + file name words): refitted,
-// every weight within 0.001 of these, so they were kept.
-// Calibration on those rows, unweighted (predicted → observed): 0.2–0.3 → 0.14, 0.3–0.4 → 0.20, 0.4–0.5 →
-// 0.30, 0.5–0.6 → 0.38, 0.6–0.7 → 0.49, 0.7–0.8 → 0.53, 0.8–0.9 → 0.74, 0.9–1.0 → 0.90.
+// every weight within 0.001 of these, so they were kept. Thirteenth session (2026-11-25): the phrase-pair
+// features `pair_cov` and `pair_cov_pool` (coverage.ts; pair hashes stored at ingest). Fitted together,
+// `pair_cov` takes −0.98 and `pair_cov_pool` +1.97: holding one more pair raises both, so the score still
+// rises with every pair held; the pool share carries the evidence, the all-pairs share corrects it where
+// few of the query's pairs occur anywhere. On the training rows, against the same rows fitted without them:
+// SciFact over 5 183 abstracts nDCG@10 0.7017 → 0.7049 (wrapped 0.6905 → 0.6939), a relevant hit ≥ 0.3
+// plain 0.569 → 0.571 and wrapped 0.527 → 0.538; rel+10 0.79 → 0.83, rel+100 0.74 → 0.80; XQuAD n=10
+// 0.904 → 0.917, n=240 0.821 → 0.844; XQuAD article documents 0.960 → 0.950 (5 of 480 queries worse);
+// log-loss lower on every kind. Each alone: `pair_cov` (weight 0.82) gains SciFact nDCG but loses XQuAD
+// n=240 and article documents; `pair_cov_pool` (2.78) gains XQuAD and small SciFact namespaces but loses
+// SciFact over 5 183 abstracts (nDCG@10 0.699). Rows stored without pair hashes are scored by
+// RELEVANCE_MODEL_NO_PAIRS (score.ts modelFor).
+// Calibration on those rows, unweighted (predicted → observed): 0.2–0.3 → 0.15, 0.3–0.4 → 0.25, 0.4–0.5 →
+// 0.30, 0.5–0.6 → 0.37, 0.6–0.7 → 0.44, 0.7–0.8 → 0.56, 0.8–0.9 → 0.74, 0.9–1.0 → 0.90.
 // Relative features (BM25 / best BM25, cosine − best cosine) and query-level maxima were tried and are
 // NOT used: they rank SciFact slightly better but make scores winner-take-all (a second relevant passage
 // scored 0.0047 behind a first one at 0.87); query-level maxima fitted negative weights, i.e. the same
 // effect by another door. The rank features (bm25_rr, ann_rr: 61/(60 + rank), rank 2 worth 0.98 of rank
-// 1) keep what ranks add without that effect. SciFact test nDCG@10 of the standard tier: 0.6873 (BM25
-// alone 0.6895; bench:scifact). Re-run the script (and paste its output here) whenever the embedder, the
+// 1) keep what ranks add without that effect. SciFact test nDCG@10 of the standard tier: 0.6905 (0.6873
+// without the pair features; BM25 alone 0.6895; bench:scifact). Re-run the script (and paste its output here) whenever the embedder, the
 // analyser or a feature definition changes: the weights belong to that combination.
 import type { RelevanceFeatures } from './score.ts';
 
 /** Feature names of the shipped model, in the order of `RELEVANCE_MODEL.weights`. See stages/score.ts. */
-export const RELEVANCE_FEATURES = ['cov', 'bm25_pm', 'cos', 'dense_off', 'rrf', 'anchor_cos', 'bm25_rr', 'ann_rr', 'doc_cov', 'cov_doc', 'title_cov'] as const;
+export const RELEVANCE_FEATURES = ['cov', 'bm25_pm', 'cos', 'dense_off', 'rrf', 'anchor_cos', 'bm25_rr', 'ann_rr', 'doc_cov', 'cov_doc', 'title_cov', 'pair_cov', 'pair_cov_pool'] as const;
 
 export interface RelevanceModel {
   intercept: number;
@@ -40,6 +51,16 @@ export interface RelevanceModel {
 }
 
 export const RELEVANCE_MODEL: RelevanceModel = {
+  intercept: -9.1319,
+  weights: { cov: 3.4766, bm25_pm: 3.0781, cos: -0.3041, dense_off: 1.2459, rrf: 0.8443, anchor_cos: 0.921, bm25_rr: 1.5059, ann_rr: 0.5277, doc_cov: 3.4995, cov_doc: -0.5144, title_cov: 1.1756, pair_cov: -0.9755, pair_cov_pool: 1.9707 },
+  source: 'logistic regression on training splits (scifact n=5183, scifact n=rel+10, scifact n=rel+100, xquad long, xquad n=1, xquad n=10, xquad n=240; 410200 candidates of 5345 queries, 5498 relevant), builtin embedder + LanceDB BM25, bench/fit-relevance.ts, 2026-11-25 (thirteenth session)',
+};
+
+/**
+ * The model for hits whose phrase-pair coverage is unknown (rows stored before pair hashes existed; score.ts
+ * modelFor): the same fit without `pair_cov` (twelfth session's model, fitted on the same training rows).
+ */
+export const RELEVANCE_MODEL_NO_PAIRS: RelevanceModel = {
   intercept: -9.4894,
   weights: { cov: 4.0572, bm25_pm: 3.4865, cos: -0.3145, dense_off: 1.2458, rrf: 0.8442, anchor_cos: 0.9886, bm25_rr: 1.6198, ann_rr: 0.479, doc_cov: 3.7356, cov_doc: -0.3307, title_cov: 1.0856 },
   source: 'logistic regression on training splits (scifact n=5183, scifact n=rel+10, scifact n=rel+100, xquad long, xquad n=1, xquad n=10, xquad n=240; 410200 candidates of 5345 queries, 5498 relevant), builtin embedder + LanceDB BM25, bench/fit-relevance.ts, 2026-11-25',

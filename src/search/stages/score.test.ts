@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { QueryStats, Region } from '../types.ts';
 import { RRF_K } from './fuse.ts';
-import { applyThresholds, idfMax, relevanceFeatures, relevanceProbability, scoreRegions } from './score.ts';
+import { applyThresholds, idfMax, modelFor, relevanceFeatures, relevanceProbability, scoreRegions } from './score.ts';
+import { RELEVANCE_MODEL, RELEVANCE_MODEL_NO_PAIRS } from './relevance-model.ts';
 
 const stats: QueryStats = { termCount: 4, matchable: 4, chunkCount: 1000, maxBm25: 20, maxAnn: 0.9, annFloor: 0.3, bm25Floor: 0 };
 const top = 2 / (RRF_K + 1);
@@ -60,4 +61,16 @@ test('thresholds: min_relevance drops low hits; min_top_relevance empties the re
   assert.deepEqual(applyThresholds(rs, 0.3, 0.9), []);
   assert.deepEqual(applyThresholds(rs, 0, 0.8).map((r) => r.docId), ['a', 'b', 'c']);
   assert.deepEqual(applyThresholds([], 0.3, 0.5), []);
+});
+
+test('a hit whose phrase pairs are unknown is scored by the model without pair_cov, not as pair_cov 0', () => {
+  const base = { ann: 0.6, bm25: 8, rrf: top, anchor: 0.6, coverage: 0.7 };
+  assert.equal(modelFor({ ...base, pairCoverage: null }), RELEVANCE_MODEL_NO_PAIRS);
+  assert.equal(modelFor({ ...base }), RELEVANCE_MODEL_NO_PAIRS);
+  assert.equal(modelFor({ ...base, pairCoverage: 0 }), RELEVANCE_MODEL);
+  assert.equal(RELEVANCE_MODEL_NO_PAIRS.weights.pair_cov, undefined);
+  // Holding one more pair raises both shares (pair_cov over all pairs, pair_cov_pool over those the pool
+  // holds, here half of them): the score rises though pair_cov's own weight is negative.
+  const p = (held: number) => relevanceProbability(relevanceFeatures({ ...base, pairCoverage: held / 4, pairCoverageInPool: held / 2 }, stats));
+  assert.ok(p(0) < p(1) && p(1) < p(2), 'the phrase held adjacent raises the score');
 });

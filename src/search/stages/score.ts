@@ -13,6 +13,9 @@
 //   doc_cov        coverage of the union of the candidates of the hit's document (a long document answers
 //                  a question with several chunks); cov_doc = the hit's share of that (cov / doc_cov)
 //   title_cov      the hit's document title's share of the same weighted query mass as cov (title-terms.ts)
+//   pair_cov       the weighted share of the query's phrase pairs (adjacent content words) the hit holds
+//                  adjacent (coverage.ts); unknown for rows stored without pair hashes: such a hit is scored
+//                  by the model fitted without this feature (relevance-model.ts RELEVANCE_MODEL_NO_PAIRS)
 //   anchor_cos     cosine, in embedding space, of the hit and the query's best BM25 chunk (stages/anchor.ts;
 //                  0 when undefined): one-passage pseudo-relevance feedback
 //   score = 1 / (1 + exp(−(intercept + Σ weight · feature)))
@@ -21,7 +24,7 @@
 //   q_cov_max / q_bm25_max = the query's best coverage / BM25 per matchable word.
 import type { QueryStats, Region } from '../types.ts';
 import { RRF_K } from './fuse.ts';
-import { RELEVANCE_MODEL, type RelevanceModel } from './relevance-model.ts';
+import { RELEVANCE_MODEL, RELEVANCE_MODEL_NO_PAIRS, type RelevanceModel } from './relevance-model.ts';
 import { isBibliographyRegion } from './section-prior.ts';
 
 /** Every feature a relevance model may weight (a model uses a subset; see relevance-model.ts). */
@@ -42,6 +45,8 @@ export interface RelevanceFeatures {
   doc_cov: number;
   cov_doc: number;
   title_cov: number;
+  pair_cov: number;
+  pair_cov_pool: number;
 }
 
 /** What the features of a hit are computed from: its raw signals, anchor cosine and term coverage. */
@@ -54,6 +59,9 @@ export interface FeatureInput {
   docCoverage?: number | null;
   coverageInDoc?: number | null;
   titleCoverage?: number | null;
+  /** Phrase-pair coverage (coverage.ts); null/absent = unknown (the row stores no pair hashes). */
+  pairCoverage?: number | null;
+  pairCoverageInPool?: number | null;
   /** Best 1-based rank of the hit in the BM25 / vector list (null = absent from it). */
   bm25Rank?: number | null;
   annRank?: number | null;
@@ -85,6 +93,8 @@ export function relevanceFeatures(hit: FeatureInput, stats: QueryStats): Relevan
     doc_cov: hit.docCoverage ?? hit.coverage ?? 0,
     cov_doc: hit.coverageInDoc ?? 1,
     title_cov: hit.titleCoverage ?? 0,
+    pair_cov: hit.pairCoverage ?? 0,
+    pair_cov_pool: hit.pairCoverageInPool ?? 0,
   };
 }
 
@@ -93,7 +103,7 @@ export function regionInput(r: Region): FeatureInput {
   const best = (xs: Array<number | null>) => xs.reduce<number | null>((m, x) => (x !== null && (m === null || x < m) ? x : m), null);
   return {
     ann: r.signals.ann, bm25: r.signals.bm25, rrf: r.signals.rrf, anchor: r.anchor, coverage: r.coverage,
-    docCoverage: r.docCoverage, coverageInDoc: r.coverageInDoc, titleCoverage: r.titleCoverage,
+    docCoverage: r.docCoverage, coverageInDoc: r.coverageInDoc, titleCoverage: r.titleCoverage, pairCoverage: r.pairCoverage, pairCoverageInPool: r.pairCoverageInPool,
     bm25Rank: best(r.members.map((m) => m.bm25Rank)), annRank: best(r.members.map((m) => m.annRank)),
   };
 }
@@ -133,12 +143,22 @@ function compiled(model: RelevanceModel): { names: Array<keyof RelevanceFeatures
 export const BIBLIOGRAPHY_PRIOR = 1.5;
 
 /**
- * Score every region (sets `region.score`, rounded to 4 decimals) and order them best first
- * (ties: better fused rank first).
+ * The model that scores a hit: `model`, or `fallback` when the hit's phrase-pair coverage is unknown (rows
+ * stored before pair hashes existed) and `model` weighs `pair_cov` — an unknown is not a 0.
  */
-export function scoreRegions(regions: Region[], stats: QueryStats, model: RelevanceModel = RELEVANCE_MODEL): Region[] {
+export function modelFor(input: FeatureInput, model: RelevanceModel = RELEVANCE_MODEL, fallback: RelevanceModel = RELEVANCE_MODEL_NO_PAIRS): RelevanceModel {
+  return (input.pairCoverage === null || input.pairCoverage === undefined) && (model.weights.pair_cov !== undefined || model.weights.pair_cov_pool !== undefined) ? fallback : model;
+}
+
+/**
+ * Score every region (sets `region.score`, rounded to 4 decimals) and order them best first
+ * (ties: better fused rank first). Hits whose phrase-pair coverage is unknown are scored by `fallback`
+ * (modelFor).
+ */
+export function scoreRegions(regions: Region[], stats: QueryStats, model: RelevanceModel = RELEVANCE_MODEL, fallback: RelevanceModel = RELEVANCE_MODEL_NO_PAIRS): Region[] {
   for (const r of regions) {
-    const p = relevanceProbability(relevanceFeatures(regionInput(r), stats), model, isBibliographyRegion(r) ? -BIBLIOGRAPHY_PRIOR : 0);
+    const input = regionInput(r);
+    const p = relevanceProbability(relevanceFeatures(input, stats), modelFor(input, model, fallback), isBibliographyRegion(r) ? -BIBLIOGRAPHY_PRIOR : 0);
     r.score = Math.round(p * 1e4) / 1e4;
   }
   return [...regions].sort((a, b) => b.score - a.score || a.fusedRank - b.fusedRank);
