@@ -122,6 +122,8 @@ export function withCoverage(fused: FusedChunk[], groups: string[][], weights: n
   const word = wordMatchability(has, rawIdf.map((x, w) => x * (weights[w] ?? 1)));
   // Words of the best-matched segment (and every word of a one-segment query) keep factor 1: the word
   // factor only sharpens the weighting of words outside the information need's segment.
+  const pairHeld = pairHoldings(groups, pairs, fused);
+  const inPool = pairs.map((_, k) => pairHeld.some((h) => h?.[k] === true));
   const kept = sentenceKept(has, rawIdf, sentences);
   const segWeight = seg.map((x, w) => (!kept[w] ? 0 : x >= 1 ? 1 : x * word[w]));
   const idf = rawIdf.map((x, w) => x * (weights[w] ?? 1) * segWeight[w]);
@@ -144,7 +146,7 @@ export function withCoverage(fused: FusedChunk[], groups: string[][], weights: n
       titleMass.set(d, massOf(h));
     }
   }
-  const shares = pairShares(groups, pairs, rawIdf, (w) => (weights[w] ?? 1) * segWeight[w], fused);
+  const shares = pairShares(pairs, rawIdf, (w) => (weights[w] ?? 1) * segWeight[w], pairHeld, inPool);
   const out = fused.map((f, i) => {
     const h = has[i];
     if (!h) return { ...f, coverage: null, docCoverage: null, coverageInDoc: null, pairCoverage: null, pairCoverageInPool: null };
@@ -217,32 +219,37 @@ export function hashMatcher(groups: string[][]): (set: Uint32Array, h: boolean[]
 }
 
 /**
+ * Which of the query's phrase pairs each candidate holds adjacent: one of the term combinations of the
+ * pair's two groups (stemmed and unstemmed alternatives) is among its stored pair hashes (binary search).
+ * @returns per candidate, per pair (same order as `pairs`); null for a candidate that stores no pair hashes
+ */
+function pairHoldings(groups: string[][], pairs: Array<[number, number]>, fused: FusedChunk[]): Array<boolean[] | null> {
+  const hashes = pairs.map(([a, b]) => groups[a].flatMap((x) => groups[b].map((y) => pairHash(x, y))));
+  return fused.map((f) => {
+    const set = f.pairHashes;
+    return set ? hashes.map((hs) => hs.some((x) => hasTermHash(set, x))) : null;
+  });
+}
+
+/**
  * The phrase-pair shares of every candidate (file header): the query's pairs whose two words are matchable
- * (pool IDF > 0), each weighing min(weight(a), weight(b)); a pair is held when one of the term combinations
- * of its two groups (stemmed and unstemmed alternatives) is among the candidate's stored pair hashes (binary
- * search). `all` divides by every such pair, `inPool` by those at least one candidate holds (as coverage
- * leaves out words no candidate holds: a pair no passage holds adjacent is rarely a phrase).
- * @param groups query word groups; pairs: group index pairs (analyze-query.ts); idf: pool IDF per group
- * @param weight a word's query weight × segment factor
+ * (pool IDF > 0), each weighing min(weight(a), weight(b)). `all` divides by every such pair, `inPool` by
+ * those at least one candidate holds (as coverage leaves out words no candidate holds: a pair no passage
+ * holds adjacent is rarely a phrase).
+ * @param pairs group index pairs (analyze-query.ts); idf: pool IDF per group; weight: a word's query
+ *              weight × segment factor; held: pairHoldings(); inPool: per pair, whether a candidate holds it
  * @returns per candidate its shares in [0, 1] (null: it stores no pair hashes), or null when no pair
  *          counts (the caller then uses coverage). Cost: candidates × pairs × combinations binary searches.
  */
-function pairShares(groups: string[][], pairs: Array<[number, number]>, idf: number[], weight: (w: number) => number, fused: FusedChunk[]): Array<{ all: number; inPool: number } | null> | null {
-  const counted = pairs
-    .filter(([a, b]) => idf[a] > 0 && idf[b] > 0)
-    .map(([a, b]) => ({ w: Math.min(weight(a), weight(b)), hashes: groups[a].flatMap((x) => groups[b].map((y) => pairHash(x, y))) }))
-    .filter((p) => p.w > 0);
-  const total = counted.reduce((s, p) => s + p.w, 0);
+function pairShares(pairs: Array<[number, number]>, idf: number[], weight: (w: number) => number, held: Array<boolean[] | null>, inPool: boolean[]): Array<{ all: number; inPool: number } | null> | null {
+  const w = pairs.map(([a, b]) => (idf[a] > 0 && idf[b] > 0 ? Math.min(weight(a), weight(b)) : 0));
+  const total = w.reduce((s, x) => s + x, 0);
   if (total <= 0) return null;
-  const held = fused.map((f) => {
-    const set = f.pairHashes;
-    return set ? counted.map((p) => p.hashes.some((x) => hasTermHash(set, x))) : null;
-  });
-  const inPoolTotal = counted.reduce((s, p, k) => s + (held.some((h) => h?.[k]) ? p.w : 0), 0);
+  const poolTotal = w.reduce((s, x, k) => s + (inPool[k] ? x : 0), 0);
   return held.map((h) => {
     if (!h) return null;
-    const got = counted.reduce((s, p, k) => s + (h[k] ? p.w : 0), 0);
-    return { all: got / total, inPool: inPoolTotal > 0 ? got / inPoolTotal : 0 };
+    const got = w.reduce((s, x, k) => s + (h[k] ? x : 0), 0);
+    return { all: got / total, inPool: poolTotal > 0 ? got / poolTotal : 0 };
   });
 }
 
