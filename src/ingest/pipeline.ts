@@ -29,6 +29,9 @@ import { resolveRemoteImages } from './assets/remote-images.ts';
 import { toChunkAttributes } from '../attributes/resolve.ts';
 import type { CommitGroups } from './commit-groups.ts';
 
+/** Longest document title kept (characters): the documents row has always stored at most this many. */
+export const TITLE_MAX = 500;
+
 export interface PipelineDeps {
   cp: ControlPlane;
   blobs: BlobStore;
@@ -159,7 +162,10 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
     await yieldToEventLoop();
     vectors.push(...(await deps.embedder.embedDocuments(texts.slice(i, i + EMBED_BATCH))));
   }
-  const title = (parsed.title && parsed.title.trim()) || filename;
+  // One title for the documents row, the chunks' label and the ranking's title lookup (title-terms.ts reads
+  // the row): capped once, so a parser's runaway "title" neither bloats every chunk's terms nor differs
+  // between what is indexed and what is scored.
+  const title = ((parsed.title && parsed.title.trim()) || filename).slice(0, TITLE_MAX);
   // Lexical analysis stays on this thread in bounded slices, giving the loop back between them.
   const label = documentLabel(title, filename);
   const tokens: string[] = [];
@@ -189,7 +195,7 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
   // Figures and tables go to the blob store before the document becomes visible (issue 3).
   await saveAssets(deps.blobs, job.project_id, docId, parsed);
   const docRow = {
-    project_id: job.project_id, doc_id: docId, state: 'visible', title: title.slice(0, 500), language: lang.bcp47,
+    project_id: job.project_id, doc_id: docId, state: 'visible', title, language: lang.bcp47,
     filename, canonical_url: canonicalUrl, content_type: mediaType ?? '', pages: parsed.pages,
     chunkset_count: chunked.chunksetCount, chunk_count: rows.length, image_count: chunked.imageCount,
     table_count: chunked.tableCount, ingested_at: nowIso(), source_job_id: job.id, bm25_state: 'indexed',
