@@ -101,6 +101,16 @@ test('json: the clear match ranks first with a high calibrated score and its raw
   for (const h of r.results) assert.ok(h.score >= 0.3 && h.score <= 1);
 });
 
+test('a question wrapped in instructions is embedded as the question: its hits keep their cosine', async () => {
+  const question = `${queryText.replace(/[.\s]+$/, '')}?`;
+  const plain = await json({ query: question, min_relevance: 0 });
+  const wrapped = await json({ query: `Assume you are an analyst preparing a briefing. ${question} Answer using the details in the provided documents.`, min_relevance: 0 });
+  const top = plain.results[0];
+  const same = wrapped.results.find((h) => h.doc_id === top.doc_id && h.chunk_indices.join() === top.chunk_indices.join());
+  assert.ok(same, 'the plain question\'s best hit is among the wrapped question\'s');
+  assert.equal(same.scores.ann, top.scores.ann);
+});
+
 test('prompt_ready: grammar, token estimate, mode and units', async () => {
   const r = await prompt({ query: queryText, retrieval_tier: 'advanced' });
   assert.match(r.context, new RegExp(`^<context>\\n<doc id="${relevantDoc}" title="[^"]*" pages="\\d+(-\\d+)?">\\n\\[p\\d+\\] `));

@@ -12,7 +12,7 @@ import type { BlobStore } from '../storage/blob-store.ts';
 import { assetsForCitedDocs, type CitedDoc } from '../ingest/assets/search-assets.ts';
 import type { IndexHit, NamespaceIndex } from '../storage/namespace-index.ts';
 import { DeletingDocsCache, dominantLanguage, resolveScope, visibleDocs, type AttributeFilterSource, type VisibleDoc } from './doc-filters.ts';
-import { analyseQuery, termBoosts, type AnalysedQuery } from './stages/analyze-query.ts';
+import { analyseQuery, denseQueryText, termBoosts, type AnalysedQuery } from './stages/analyze-query.ts';
 import { admissiblePrefix, admitWithinBudget, clampBudget, type BudgetItem, type BudgetResult } from './stages/budget.ts';
 import { DEFAULT_EXPAND_TIGHTNESS, expandRegions } from './stages/expand.ts';
 import { queryStats } from './stages/fuse.ts';
@@ -159,9 +159,11 @@ export class SearchService {
     if (scope.matchNothing) return { regions: [], stats: null, analysed: await analyse(), docs: new Map() };
     // 'embed' reports the embedding's own time; 'retrieve' the time from here until both lists are in
     // (which includes the embedding and the query analysis).
+    // The query vector is the question's when the query wraps a question in instructions (denseQueryText).
+    const denseText = denseQueryText(req.query);
     const embed = async () => {
       const start = performance.now();
-      const v = await embedder.embedQuery(req.query);
+      const v = await embedder.embedQuery(denseText);
       this.deps.onStage?.('embed', (performance.now() - start) / 1000);
       return v;
     };
@@ -181,7 +183,7 @@ export class SearchService {
     const bm25Hits = keep(got.bm25);
     // A BM25 list shorter than the limit returned every lexical match: absent chunks have BM25 0.
     const base = queryStats(vecHits, bm25Hits, (got.bm25?.length ?? 0) < got.limit, analysed.termCount, chunkCount);
-    const { regions, stats } = rankStandard(vecHits, bm25Hits, base, { anchor: denseCoverageOk(embedder, req.query), groups: analysed.groups, weights: analysed.weights, segments: analysed.segments, sentences: analysed.sentences, pairs: analysed.pairs, titles: this.titleTerms.of(docs, analysed.stemLang) });
+    const { regions, stats } = rankStandard(vecHits, bm25Hits, base, { anchor: denseCoverageOk(embedder, denseText), groups: analysed.groups, weights: analysed.weights, segments: analysed.segments, sentences: analysed.sentences, pairs: analysed.pairs, titles: this.titleTerms.of(docs, analysed.stemLang) });
     timed('rank');
     return { regions, stats, analysed, docs };
   }

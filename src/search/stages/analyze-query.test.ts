@@ -1,7 +1,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { initAnalysis } from '../../analysis/analyzer.ts';
-import { analyseQuery, FOCUS_OUTSIDE_WEIGHT, questionFocus } from './analyze-query.ts';
+import { analyseQuery, denseQueryText, FOCUS_OUTSIDE_WEIGHT, questionFocus } from './analyze-query.ts';
 
 before(() => initAnalysis());
 
@@ -85,4 +85,12 @@ test('phrase pairs join adjacent content words of one sentence, never across sen
   assert.ok(!has('statement', 'assum'), 'no pair across the sentence boundary');
   assert.equal(new Set(q.pairs.map((p) => p.join())).size, q.pairs.length, 'distinct');
   assert.deepEqual(analyseQuery('insulin', 'en').pairs, []);
+});
+
+test('the query vector is made of the question when instructions wrap it', () => {
+  const q = 'What industry does AMCOR primarily operate in?';
+  assert.equal(denseQueryText(`Assume you are an analyst preparing a briefing. ${q} Answer using the details in the provided documents.`), q);
+  assert.equal(denseQueryText(q), q, 'a lone question is the whole query');
+  const claim = 'Insulin resistance raises the risk of type 2 diabetes. Summarise the evidence.';
+  assert.equal(denseQueryText(claim), claim, 'without a question the whole query is embedded');
 });
