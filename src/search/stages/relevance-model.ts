@@ -27,7 +27,9 @@
 // log-loss lower on every kind. Each alone: `pair_cov` (weight 0.82) gains SciFact nDCG but loses XQuAD
 // n=240 and article documents; `pair_cov_pool` (2.78) gains XQuAD and small SciFact namespaces but loses
 // SciFact over 5 183 abstracts (nDCG@10 0.699). Rows stored without pair hashes are scored by
-// RELEVANCE_MODEL_NO_PAIRS (score.ts modelFor).
+// RELEVANCE_MODEL_NO_PAIRS (score.ts modelFor). The query vector then became the question's for wrapped
+// questions (analyze-query.ts denseQueryText); measured with these weights unchanged (a refit on those rows
+// lowered the plain hit rates, docs/search.md).
 // Calibration on those rows, unweighted (predicted → observed): 0.2–0.3 → 0.15, 0.3–0.4 → 0.25, 0.4–0.5 →
 // 0.30, 0.5–0.6 → 0.37, 0.6–0.7 → 0.44, 0.7–0.8 → 0.56, 0.8–0.9 → 0.74, 0.9–1.0 → 0.90.
 // Relative features (BM25 / best BM25, cosine − best cosine) and query-level maxima were tried and are
