@@ -45,7 +45,8 @@
 // log distinct terms); rows without stored hashes: one pass over their analysed term string (termMatcher,
 // no allocation per term), O(their characters). Phrase pairs: a binary search per (pair, term combination)
 // in each candidate's stored pair hashes, O(P · pairs · combinations · log distinct pairs), combinations ≤ 9.
-import { FNV_OFFSET, FNV_PRIME, hasTermHash, pairHash, termHash } from '../../analysis/term-hash.ts';
+import { FNV_OFFSET, FNV_PRIME, hasTermHash, termHash } from '../../analysis/term-hash.ts';
+import { pairHoldings, pairShares } from './phrase-pairs.ts';
 import type { FusedChunk } from '../types.ts';
 import type { QuerySentence } from './analyze-query.ts';
 
@@ -216,41 +217,6 @@ export function hashMatcher(groups: string[][]): (set: Uint32Array, h: boolean[]
       for (let t = 0; t < terms.length; t++) if (hasTermHash(set, terms[t])) { h[w] = true; break; }
     }
   };
-}
-
-/**
- * Which of the query's phrase pairs each candidate holds adjacent: one of the term combinations of the
- * pair's two groups (stemmed and unstemmed alternatives) is among its stored pair hashes (binary search).
- * @returns per candidate, per pair (same order as `pairs`); null for a candidate that stores no pair hashes
- */
-function pairHoldings(groups: string[][], pairs: Array<[number, number]>, fused: FusedChunk[]): Array<boolean[] | null> {
-  const hashes = pairs.map(([a, b]) => groups[a].flatMap((x) => groups[b].map((y) => pairHash(x, y))));
-  return fused.map((f) => {
-    const set = f.pairHashes;
-    return set ? hashes.map((hs) => hs.some((x) => hasTermHash(set, x))) : null;
-  });
-}
-
-/**
- * The phrase-pair shares of every candidate (file header): the query's pairs whose two words are matchable
- * (pool IDF > 0), each weighing min(weight(a), weight(b)). `all` divides by every such pair, `inPool` by
- * those at least one candidate holds (as coverage leaves out words no candidate holds: a pair no passage
- * holds adjacent is rarely a phrase).
- * @param pairs group index pairs (analyze-query.ts); idf: pool IDF per group; weight: a word's query
- *              weight × segment factor; held: pairHoldings(); inPool: per pair, whether a candidate holds it
- * @returns per candidate its shares in [0, 1] (null: it stores no pair hashes), or null when no pair
- *          counts (the caller then uses coverage). Cost: candidates × pairs × combinations binary searches.
- */
-function pairShares(pairs: Array<[number, number]>, idf: number[], weight: (w: number) => number, held: Array<boolean[] | null>, inPool: boolean[]): Array<{ all: number; inPool: number } | null> | null {
-  const w = pairs.map(([a, b]) => (idf[a] > 0 && idf[b] > 0 ? Math.min(weight(a), weight(b)) : 0));
-  const total = w.reduce((s, x) => s + x, 0);
-  if (total <= 0) return null;
-  const poolTotal = w.reduce((s, x, k) => s + (inPool[k] ? x : 0), 0);
-  return held.map((h) => {
-    if (!h) return null;
-    const got = w.reduce((s, x, k) => s + (h[k] ? x : 0), 0);
-    return { all: got / total, inPool: poolTotal > 0 ? got / poolTotal : 0 };
-  });
 }
 
 /**

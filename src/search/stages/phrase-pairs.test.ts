@@ -1,0 +1,30 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { FusedChunk } from '../types.ts';
+import { pairHoldings, pairShares } from './phrase-pairs.ts';
+import { pairHashSet } from '../../analysis/term-hash.ts';
+
+const chunk = (id: string, tokens: string | null): FusedChunk => ({
+  chunk: { id, doc_id: id, source_job_id: 'j', chunk_index: 0, chunkset_index: 0, page_start: 1, page_end: 1, heading_path: '', content: '', token_count: 1 },
+  ann: null, bm25: null, annRank: null, bm25Rank: null, rrf: 0, vector: null, anchor: null, tokens, termHashes: null, coverage: null,
+  pairHashes: tokens === null ? null : pairHashSet(tokens, new Set()),
+});
+
+test('a pair is held through any combination of its groups\' alternatives; rows without pairs are unknown', () => {
+  const groups = [['cash'], ['flow', 'flows'], ['statement']];
+  const held = pairHoldings(groups, [[0, 1], [1, 2]], [chunk('a', 'cash flows statement'), chunk('b', 'statement cash'), chunk('c', null)]);
+  assert.deepEqual(held, [[true, true], [false, false], null]);
+});
+
+test('shares: all counted pairs, or only those the pool holds; weights and unmatchable words', () => {
+  const held = [[true, false, false], [false, true, false], null];
+  const idf = [1, 1, 1, 0];
+  const pairs: Array<[number, number]> = [[0, 1], [1, 2], [2, 3]];
+  const shares = pairShares(pairs, idf, () => 1, held, [true, true, false])!;
+  // (2, 3) has an unmatchable word: it does not count; the other two weigh 1 each and both are in the pool.
+  assert.deepEqual(shares, [{ all: 0.5, inPool: 0.5 }, { all: 0.5, inPool: 0.5 }, null]);
+  // A pair no candidate holds counts in `all` only; a word of weight 0 takes its pairs out.
+  assert.deepEqual(pairShares(pairs, [1, 1, 1, 1], () => 1, [[true, false, false]], [true, false, false]), [{ all: 1 / 3, inPool: 1 }]);
+  assert.deepEqual(pairShares(pairs, idf, (w) => (w === 2 ? 0 : 1), held, [true, true, false])![0], { all: 1, inPool: 1 });
+  assert.equal(pairShares(pairs, [1, 0, 0, 0], () => 1, held, [false, false, false]), null, 'no counted pair');
+});
