@@ -61,7 +61,7 @@ export async function indexBeirCorpus(index: NamespaceIndex, embedder: Embedder,
     const rows: ChunkRecord[] = withSearchLayout(part.map((d, j) => ({
       id: `${d._id}:0`, doc_id: d._id, source_job_id: 'fit', chunk_index: 0, chunkset_index: 0, page_start: 1, page_end: 1,
       heading_path: d.title, content: d.text, tokens: analyze(texts[j], 'en').join(' '), token_count: countTokens(d.text), vector: vectors[j],
-    })));
+    })), 'en');
     await index.addChunks(ns, rows, embedder.signature);
   }
   await index.optimize(ns);

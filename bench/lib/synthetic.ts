@@ -51,7 +51,7 @@ export async function writeSyntheticCorpus(t: CorpusTarget, o: SyntheticOptions)
         drafts.push({ id: `${docId}:${c}`, doc_id: docId, source_job_id: 'bench-synthetic', chunk_index: c, chunkset_index: section, page_start: 1 + Math.floor(c / 3), page_end: 1 + Math.floor(c / 3), heading_path: heading, content });
       }
       const vectors = await t.embedder.embedDocuments(texts);
-      rows.push(...withSearchLayout(drafts.map((dr, k) => ({ ...dr, tokens: analyze(texts[k], 'en').join(' '), token_count: countTokens(dr.content), vector: vectors[k] }))));
+      rows.push(...withSearchLayout(drafts.map((dr, k) => ({ ...dr, tokens: analyze(texts[k], 'en').join(' '), token_count: countTokens(dr.content), vector: vectors[k] })), 'en'));
       docRows.push({
         project_id: t.projectId, doc_id: docId, state: 'visible' as const, title, language: 'en', filename: `${docId}.md`,
         canonical_url: '', content_type: 'text/markdown', pages: 1 + Math.floor((o.chunksPerDoc - 1) / 3),

@@ -78,7 +78,6 @@ export interface ChunkRowsInput {
 
 /** The index rows of one document's chunks (ids `<docId>:<chunk_index>`), with withSearchLayout(). */
 export function chunkRows(input: ChunkRowsInput): ChunkRecord[] {
-  const skip = phraseSkipTerms(input.lang);
   return withSearchLayout(input.chunks.map((c, i) => {
     const tokens = input.tokens?.[i] ?? lexicalTokens(c, input.label, input.lang);
     return {
@@ -93,12 +92,12 @@ export function chunkRows(input: ChunkRowsInput): ChunkRecord[] {
       content: c.content,
       tokens,
       ...(input.termHashes?.[i] ? { term_hashes: input.termHashes[i] } : {}),
-      pair_hashes: input.pairHashes?.[i] ?? pairHashSet(tokens, skip),
+      ...(input.pairHashes?.[i] ? { pair_hashes: input.pairHashes[i] } : {}),
       token_count: c.token_count,
       vector: input.vectors[i],
       ...(input.attributes ? { attributes: input.attributes } : {}),
     };
-  }));
+  }), input.lang);
 }
 
 /**
@@ -114,16 +113,20 @@ export { LAYOUT_WINDOW };
 /**
  * Set what search reads instead of text and layout (issue 15) on rows holding every chunk of their
  * documents: `bibliography` (section-prior.ts, from heading_path and content), `term_hashes` (the
- * coverage feature's sorted term hashes, analysis/term-hash.ts) and `layout` (chunkset
+ * coverage feature's sorted term hashes, analysis/term-hash.ts), `pair_hashes` where absent (the phrase
+ * features' adjacent content-term pairs, skipping phraseSkipTerms(lang)) and `layout` (chunkset
  * extent, total tokens, the document's token counts within LAYOUT_WINDOW of the chunk). A document whose chunk indices are
  * not 0..n-1 or whose chunkset is not one contiguous run gets no layout (expansion then reads).
+ * @param lang the language the rows' tokens were analysed in (ISO 639-1, or null), for their pair hashes
  * @returns the same row objects, modified
  */
-export function withSearchLayout(rows: ChunkRecord[]): ChunkRecord[] {
+export function withSearchLayout(rows: ChunkRecord[], lang: string | null = null): ChunkRecord[] {
   const byDoc = new Map<string, ChunkRecord[]>();
+  const skip = phraseSkipTerms(lang);
   for (const r of rows) {
     r.bibliography = isBibliographyChunk({ heading_path: r.heading_path, content: r.content });
     r.term_hashes ??= termHashSet(r.tokens);
+    r.pair_hashes ??= pairHashSet(r.tokens, skip);
     const list = byDoc.get(r.doc_id);
     if (list) list.push(r);
     else byDoc.set(r.doc_id, [r]);
