@@ -123,8 +123,6 @@ export function withCoverage(fused: FusedChunk[], groups: string[][], weights: n
   const word = wordMatchability(has, rawIdf.map((x, w) => x * (weights[w] ?? 1)));
   // Words of the best-matched segment (and every word of a one-segment query) keep factor 1: the word
   // factor only sharpens the weighting of words outside the information need's segment.
-  const pairHeld = pairHoldings(groups, pairs, fused);
-  const inPool = pairs.map((_, k) => pairHeld.some((h) => h?.[k] === true));
   const kept = sentenceKept(has, rawIdf, sentences);
   const segWeight = seg.map((x, w) => (!kept[w] ? 0 : x >= 1 ? 1 : x * word[w]));
   const idf = rawIdf.map((x, w) => x * (weights[w] ?? 1) * segWeight[w]);
@@ -147,7 +145,7 @@ export function withCoverage(fused: FusedChunk[], groups: string[][], weights: n
       titleMass.set(d, massOf(h));
     }
   }
-  const shares = pairShares(pairs, rawIdf, (w) => (weights[w] ?? 1) * segWeight[w], pairHeld, inPool);
+  const shares = pairShares(pairs, rawIdf, (w) => (weights[w] ?? 1) * segWeight[w], pairHoldings(groups, pairs, fused, (w) => rawIdf[w] > 0));
   const out = fused.map((f, i) => {
     const h = has[i];
     if (!h) return { ...f, coverage: null, docCoverage: null, coverageInDoc: null, pairCoverage: null, pairCoverageInPool: null };

@@ -12,19 +12,24 @@ const chunk = (id: string, tokens: string | null): FusedChunk => ({
 
 test('a pair is held through any combination of its groups\' alternatives; rows without pairs are unknown', () => {
   const groups = [['cash'], ['flow', 'flows'], ['statement']];
-  const held = pairHoldings(groups, [[0, 1], [1, 2]], [chunk('a', 'cash flows statement'), chunk('b', 'statement cash'), chunk('c', null)]);
-  assert.deepEqual(held, [[true, true], [false, false], null]);
+  const got = pairHoldings(groups, [[0, 1], [1, 2], [2, 0]], [chunk('a', 'cash flows statement'), chunk('b', 'statement cash'), chunk('c', null)], () => true);
+  assert.deepEqual(got.held.map((h) => h && [...h]), [[1, 1, 0], [0, 0, 1], null]);
+  assert.deepEqual([...got.inPool], [1, 1, 1]);
+  // A pair with a word no candidate holds is not looked up (it cannot be held).
+  const some = pairHoldings(groups, [[0, 1], [1, 2], [2, 0]], [chunk('a', 'cash flows statement')], (w) => w !== 2);
+  assert.deepEqual([...some.held[0]!], [1, 0, 0]);
 });
 
 test('shares: all counted pairs, or only those the pool holds; weights and unmatchable words', () => {
-  const held = [[true, false, false], [false, true, false], null];
+  const u = (xs: number[]) => Uint8Array.from(xs);
+  const held = { held: [u([1, 0, 0]), u([0, 1, 0]), null], inPool: u([1, 1, 0]) };
   const idf = [1, 1, 1, 0];
   const pairs: Array<[number, number]> = [[0, 1], [1, 2], [2, 3]];
-  const shares = pairShares(pairs, idf, () => 1, held, [true, true, false])!;
+  const shares = pairShares(pairs, idf, () => 1, held)!;
   // (2, 3) has an unmatchable word: it does not count; the other two weigh 1 each and both are in the pool.
   assert.deepEqual(shares, [{ all: 0.5, inPool: 0.5 }, { all: 0.5, inPool: 0.5 }, null]);
   // A pair no candidate holds counts in `all` only; a word of weight 0 takes its pairs out.
-  assert.deepEqual(pairShares(pairs, [1, 1, 1, 1], () => 1, [[true, false, false]], [true, false, false]), [{ all: 1 / 3, inPool: 1 }]);
-  assert.deepEqual(pairShares(pairs, idf, (w) => (w === 2 ? 0 : 1), held, [true, true, false])![0], { all: 1, inPool: 1 });
-  assert.equal(pairShares(pairs, [1, 0, 0, 0], () => 1, held, [false, false, false]), null, 'no counted pair');
+  assert.deepEqual(pairShares(pairs, [1, 1, 1, 1], () => 1, { held: [u([1, 0, 0])], inPool: u([1, 0, 0]) }), [{ all: 1 / 3, inPool: 1 }]);
+  assert.deepEqual(pairShares(pairs, idf, (w) => (w === 2 ? 0 : 1), held)![0], { all: 1, inPool: 1 });
+  assert.equal(pairShares(pairs, [1, 0, 0, 0], () => 1, { held: held.held, inPool: u([0, 0, 0]) }), null, 'no counted pair');
 });
