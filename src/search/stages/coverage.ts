@@ -85,7 +85,8 @@ export const SENTENCE_DROP = 0.75;
  * @param titles    doc_id → the document title's analysed terms, space-separated (stages/title-terms.ts);
  *                  sets `titleCoverage` (the title's share of the same weighted query mass) on the chunks
  *                  of those documents, null on others
- * @param pairs     the query's phrase pairs (analyze-query.ts `pairs`, group indices); sets `pairCoverage`
+ * @param pairs     the query's phrase pairs (analyze-query.ts `pairs`, group indices); sets `pairCoverage` and
+ *                  `pairCoverageInPool` (file header; null on chunks that store no pair hashes)
  * @returns new FusedChunk objects in the same order, and the summed query weight of the words that occur
  *          in the pool at all (the "matchable" query length)
  */
