@@ -19,9 +19,13 @@ export const FNV_PRIME = 0x01000193;
  * @returns 0 … 2³² − 1
  */
 export function termHash(term: string): number {
-  let h = FNV_OFFSET;
-  for (let i = 0; i < term.length; i++) h = Math.imul(h ^ term.charCodeAt(i), FNV_PRIME);
-  return h >>> 0;
+  return fnv(FNV_OFFSET, term) >>> 0;
+}
+
+/** FNV-1a state `h` advanced over the UTF-16 code units of `s` (not yet made unsigned). */
+function fnv(h: number, s: string): number {
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), FNV_PRIME);
+  return h;
 }
 
 /**
@@ -40,10 +44,7 @@ export function termHashSet(tokens: string): Uint32Array {
     h = FNV_OFFSET;
     len = 0;
   }
-  const sorted = Uint32Array.from(hashes).sort();
-  let n = 0;
-  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[n - 1]) sorted[n++] = sorted[i];
-  return sorted.slice(0, n);
+  return sortedDistinct(hashes);
 }
 
 /**
@@ -72,11 +73,7 @@ export function hasTermHash(set: Uint32Array, hash: number): boolean {
  * @returns 0 … 2³² − 1
  */
 export function pairHash(a: string, b: string): number {
-  let h = FNV_OFFSET;
-  for (let i = 0; i < a.length; i++) h = Math.imul(h ^ a.charCodeAt(i), FNV_PRIME);
-  h = Math.imul(h ^ 32, FNV_PRIME);
-  for (let i = 0; i < b.length; i++) h = Math.imul(h ^ b.charCodeAt(i), FNV_PRIME);
-  return h >>> 0;
+  return fnv(Math.imul(fnv(FNV_OFFSET, a) ^ 32, FNV_PRIME), b) >>> 0;
 }
 
 /**
@@ -97,6 +94,11 @@ export function pairHashSet(tokens: string, skip: ReadonlySet<string>): Uint32Ar
     if (prev !== null && prev !== term) hashes.push(pairHash(prev, term));
     prev = term;
   }
+  return sortedDistinct(hashes);
+}
+
+/** The distinct values of `hashes` as an ascending Uint32Array (the stored form of termHashSet and pairHashSet). */
+function sortedDistinct(hashes: number[]): Uint32Array {
   const sorted = Uint32Array.from(hashes).sort();
   let n = 0;
   for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[n - 1]) sorted[n++] = sorted[i];
