@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { analyze, detectLanguage, initAnalysis } from './analyzer.ts';
+import { analyze, analyzeWords, detectLanguage, initAnalysis } from './analyzer.ts';
 import { splitPieces } from './segment.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -125,4 +125,12 @@ test('short or letterless text gives und', () => {
 test('letter/digit compounds also yield their parts when every part has two characters or more', () => {
   assert.deepEqual(analyze('FY2018 COVID19', null), ['fy2018', 'fy', '2018', 'covid19', 'covid', '19']);
   assert.deepEqual(analyze('Q2 B2B', null), ['q2', 'b2b']);
+});
+
+test('analyzeWords groups each written word\'s terms (a compound with its parts) and flattens to analyze()', () => {
+  assert.deepEqual(analyzeWords('FY2018 capital expenditures, Q2', 'en'), [['fy2018', 'fy', '2018'], ['capit'], ['expenditur'], ['q2']]);
+  assert.deepEqual(analyzeWords('中文 abc', null), [['中文'], ['abc']]);
+  for (const text of ['FY2018 COVID19 Rad53-dependent 日本語のテキスト 한국어', 'Die Straße ist schön 2023']) {
+    for (const lang of ['en', 'de', null]) assert.deepEqual(analyzeWords(text, lang).flat(), analyze(text, lang));
+  }
 });

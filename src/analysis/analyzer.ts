@@ -42,12 +42,13 @@ const MIXED = /\p{L}/u;
  * splitOnNumerics and preserveOriginal): after "fy2018" also "fy" and "2018", after "covid19" also "covid"
  * and "19", so "FY2018" matches a table headed "2018". Only when every part has at least 2 characters
  * ("q2", "10k", "b2b" stay whole: their parts would be noise).
+ * @returns the parts, or null when the term is not split
  */
-function pushAlnumParts(term: string, out: string[]): void {
-  if (!MIXED.test(term) || !/\p{Nd}/u.test(term)) return;
+function alnumParts(term: string): string[] | null {
+  if (!MIXED.test(term) || !/\p{Nd}/u.test(term)) return null;
   const parts = term.match(LETTERS_OR_DIGITS);
-  if (!parts || parts.length < 2 || parts.join('') !== term || parts.some((p) => p.length < 2)) return;
-  out.push(...parts);
+  if (!parts || parts.length < 2 || parts.join('') !== term || parts.some((p) => p.length < 2)) return null;
+  return parts;
 }
 const HAS_LETTER = /\p{L}/u;
 
@@ -57,15 +58,44 @@ const HAS_LETTER = /\p{L}/u;
  * words Snowball stemming for `lang` (before folding, since stemmers expect accents) then accent folding
  * of Latin/Greek/Cyrillic letters; runs of Han/Kana become overlapping character bigrams (a lone
  * character stays a unigram); Korean words become character bigrams; letter/digit compounds also yield
- * their parts (pushAlnumParts). Numbers are kept; no stopwords are
+ * their parts (alnumParts). Numbers are kept; no stopwords are
  * removed (BM25's IDF handles them). Terms never contain whitespace.
  * @param lang ISO 639-1 code selecting the stemmer; null = no stemming (language-neutral folding only).
  * @returns terms in text order (duplicates kept, so BM25 term frequency is right).
  */
 export function analyze(text: string, lang: string | null): string[] {
   const out: string[] = [];
-  if (!text) return out;
+  walkTerms(text, lang, (term) => out.push(term));
+  return out;
+}
+
+/**
+ * The same analysis as analyze(), by written word: each word's terms, its own term first and then the
+ * parts of a letter/digit compound ("FY2018" → ["fy2018", "fy", "2018"]); a CJK or Korean bigram is a word
+ * of one term. analyze(text, lang) equals analyzeWords(text, lang).flat(). The query side reads it so a
+ * compound counts as one query word (search/stages/analyze-query.ts).
+ * @param lang as analyze()
+ * @returns one array per word, in text order
+ */
+export function analyzeWords(text: string, lang: string | null): string[][] {
+  const out: string[][] = [];
+  walkTerms(text, lang, (term, part) => {
+    if (part && out.length) out[out.length - 1].push(term);
+    else out.push([term]);
+  });
+  return out;
+}
+
+/** The analysis loop behind analyze() and analyzeWords(): emits each term, `part` = a compound's part. */
+function walkTerms(text: string, lang: string | null, emit: (term: string, part: boolean) => void): void {
+  if (!text) return;
   const stem = stemmerFor(lang);
+  const bigrams: string[] = [];
+  const flush = (chars: string[]) => {
+    bigrams.length = 0;
+    pushBigrams(chars, bigrams);
+    for (const t of bigrams) emit(t, false);
+  };
   for (const piece of splitPieces(text)) {
     const normal = piece.normalize('NFKC');
     let run: string[] = []; // pending Han/Kana characters
@@ -76,7 +106,7 @@ export function analyze(text: string, lang: string | null): string[] {
       const kind = segmentKind(word);
       if (kind === 'cjk') {
         if (seg.index !== runEnd && run.length) {
-          pushBigrams(run, out);
+          flush(run);
           run = [];
         }
         for (const ch of word) run.push(ch);
@@ -84,22 +114,22 @@ export function analyze(text: string, lang: string | null): string[] {
         continue;
       }
       if (run.length) {
-        pushBigrams(run, out);
+        flush(run);
         run = [];
       }
       if (kind === 'hangul') {
-        pushBigrams(Array.from(word), out);
+        flush(Array.from(word));
         continue;
       }
       let term = normaliseApostrophe(word);
       if (stem && HAS_LETTER.test(term)) term = stem(term);
       term = foldAccents(term);
       if (term) {
-        out.push(term);
-        pushAlnumParts(term, out);
+        emit(term, false);
+        const parts = alnumParts(term);
+        if (parts) for (const p of parts) emit(p, true);
       }
     }
-    if (run.length) pushBigrams(run, out);
+    if (run.length) flush(run);
   }
-  return out;
 }

@@ -94,3 +94,18 @@ test('the query vector is made of the question when instructions wrap it', () =>
   const claim = 'Insulin resistance raises the risk of type 2 diabetes. Summarise the evidence.';
   assert.equal(denseQueryText(claim), claim, 'without a question the whole query is embedded');
 });
+
+test('a letter/digit compound is one query word: its parts are BM25 terms, not groups of their own', () => {
+  const q = analyseQuery('major acquisitions in FY2023 and FY2022', 'en');
+  const words = q.groups.map((g) => g[0]);
+  assert.ok(words.includes('fy2023') && words.includes('fy2022'));
+  assert.ok(!words.includes('fy') && !words.includes('2023') && !words.includes('2022'), JSON.stringify(q.groups));
+  for (const t of ['fy2023', 'fy', '2023', '2022']) assert.ok(q.terms.includes(t), t);
+  assert.equal(q.termCount, 4); // major, acquisit, fy2023, fy2022
+  // Its phrase pairs join the written words (acquisit, fy2023), never a compound with its own part.
+  const pairs = q.pairs.map(([a, b]) => `${q.groups[a][0]} ${q.groups[b][0]}`);
+  assert.ok(pairs.includes('acquisit fy2023'), pairs.join('|'));
+  assert.ok(!pairs.some((p) => p.startsWith('fy2023 fy') && p !== 'fy2023 fy2022'), pairs.join('|'));
+  // A compound whose part is a stopword ("in") is still a content word.
+  assert.ok(analyseQuery('revenue in2020', 'en').groups.some((g) => g[0] === 'in2020'));
+});

@@ -7,7 +7,7 @@
 // or ؟), the words that occur only outside the question(s) weigh FOCUS_OUTSIDE_WEIGHT: an agent's
 // "Assume you are an analyst preparing a briefing. <question>? Use the details in …" keeps its question in
 // front, while words outside it ("… shown in the cash flow statement") still count.
-import { analyze, detectLanguage } from '../../analysis/analyzer.ts';
+import { analyze, analyzeWords, detectLanguage } from '../../analysis/analyzer.ts';
 import { promptTerms, stopTerms } from '../../analysis/stopwords.ts';
 
 /** One sentence of a query: its word groups and whether it is a question (ends in ?, ？ or ؟). */
@@ -45,6 +45,12 @@ export interface AnalysedQuery {
    * distinct, in query order. coverage.ts measures which of them a chunk holds (`pair_cov`).
    */
   pairs: Array<[number, number]>;
+  /**
+   * Per group, the terms that end its written word in a document's term sequence, for the left word of a
+   * phrase pair: a letter/digit compound's last part ("FY2023 revenue" is stored as … fy, 2023, revenu, so
+   * its pair is (2023, revenu)), else the group's own terms.
+   */
+  tails: string[][];
   /** Distinct terms of the primary (stemmed) analysis = groups.length: the query length features normalise by. */
   termCount: number;
 }
@@ -125,35 +131,53 @@ export function analyseQuery(query: string, fallbackLang: string | null): Analys
   const detected = detectLanguage(focus ?? query);
   const detectedLang = detected.reliable ? detected.code : null;
   const stemLang = detectedLang ?? fallbackLang;
-  const stemmed = analyze(query, stemLang);
-  // The same segmentation runs in every analysis, so the i-th terms come from the same word.
-  const alternatives = [stemLang === null ? stemmed : analyze(query, null)];
-  if (fallbackLang && fallbackLang !== stemLang) alternatives.push(analyze(query, fallbackLang));
+  // By written word: a letter/digit compound and its parts ("FY2018" → fy2018, fy, 2018) are one word and
+  // one group, so a chunk that writes "fiscal 2018" misses one query word, not three.
+  const stemmed = analyzeWords(query, stemLang);
+  // The same segmentation runs in every analysis, so the i-th words come from the same written word.
+  const alternatives = [stemLang === null ? stemmed : analyzeWords(query, null)];
+  if (fallbackLang && fallbackLang !== stemLang) alternatives.push(analyzeWords(query, fallbackLang));
   const paired = alternatives.every((a) => a.length === stemmed.length);
   const byPrimary = new Map<string, string[]>();
-  stemmed.forEach((t, i) => {
+  const partTerms = new Set<string>();
+  const heads = new Map<string, string[]>(); // each group's own forms (the words' first terms), for the stopword test
+  const tailsOf = new Map<string, string[]>();
+  stemmed.forEach((word, i) => {
+    const t = word[0];
     const g = byPrimary.get(t) ?? [t];
-    if (paired) for (const a of alternatives) if (!g.includes(a[i])) g.push(a[i]);
+    const h = heads.get(t) ?? [t];
+    const forms = paired ? [word, ...alternatives.map((a) => a[i])] : [word];
+    const tl = tailsOf.get(t) ?? [];
+    for (const f of forms) {
+      if (!g.includes(f[0])) g.push(f[0]);
+      if (!h.includes(f[0])) h.push(f[0]);
+      if (!tl.includes(f[f.length - 1])) tl.push(f[f.length - 1]);
+      for (const x of f.slice(1)) partTerms.add(x);
+    }
     byPrimary.set(t, g);
+    heads.set(t, h);
+    tailsOf.set(t, tl);
   });
   let groups = [...byPrimary.values()];
   const stop = new Set([...stopTerms(stemLang), ...stopTerms(fallbackLang), ...stopTerms('en'), ...promptTerms()]);
-  const content = groups.filter((g) => !g.some((t) => stop.has(t)));
+  const content = groups.filter((g) => !heads.get(g[0])!.some((t) => stop.has(t)));
   if (content.length > 0) groups = content;
   const terms = [...new Set(groups.flat())];
-  if (!paired) for (const t of alternatives.flat()) if (!terms.includes(t) && !stop.has(t)) terms.push(t);
+  for (const t of partTerms) if (!terms.includes(t) && !stop.has(t)) terms.push(t);
+  if (!paired) for (const t of alternatives.flat(2)) if (!terms.includes(t) && !stop.has(t)) terms.push(t);
   const inFocus = focus === null ? null : new Set(analyze(focus, stemLang));
   const weights = groups.map((g) => (inFocus === null || inFocus.has(g[0]) ? 1 : FOCUS_OUTSIDE_WEIGHT));
   const index = new Map(groups.map((g, i) => [g[0], i]));
   // Coverage segments: sentences, and clauses within them (CLAUSE), each analysed once; a sentence's groups
   // are the union of its clauses' (for the sentence drop), its phrase pairs the adjacent groups of its
   // clauses' sequences joined (a comma does not part a phrase's words in a document's stored pairs either).
-  const sequenceOf = (text: string) => analyze(text, stemLang).map((t) => index.get(t)).filter((i): i is number => i !== undefined);
+  const sequenceOf = (text: string) => analyzeWords(text, stemLang).map((w) => index.get(w[0])).filter((i): i is number => i !== undefined);
   const bySentence = querySegments(query).map((s) => ({ question: QUESTION_END.test(s), clauses: s.split(CLAUSE).map(sequenceOf).filter((x) => x.length > 0) }));
   const segments = bySentence.flatMap((s) => s.clauses.map((c) => [...new Set(c)]));
   const sentences = bySentence.map((s) => ({ groups: [...new Set(s.clauses.flat())], question: s.question })).filter((x) => x.groups.length > 0);
   const pairs = phrasePairs(bySentence.map((s) => s.clauses.flat()));
-  return { detectedLang, stemLang, terms, groups, weights, segments, sentences, pairs, termCount: groups.length };
+  const tails = groups.map((g) => tailsOf.get(g[0])!);
+  return { detectedLang, stemLang, terms, groups, weights, segments, sentences, pairs, tails, termCount: groups.length };
 }
 
 /**

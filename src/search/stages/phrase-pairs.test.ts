@@ -33,3 +33,17 @@ test('shares: all counted pairs, or only those the pool holds; weights and unmat
   assert.deepEqual(pairShares(pairs, idf, (w) => (w === 2 ? 0 : 1), held)![0], { all: 1, inPool: 1 });
   assert.equal(pairShares(pairs, [1, 0, 0, 0], () => 1, { held: held.held, inPool: u([0, 0, 0]) }), null, 'no counted pair');
 });
+
+test('a compound on the left of a pair is looked up by its last part, as a document stores it', async () => {
+  const { analyseQuery } = await import('./analyze-query.ts');
+  const { analyze, initAnalysis } = await import('../../analysis/analyzer.ts');
+  await initAnalysis();
+  const q = analyseQuery('FY2023 revenue growth', 'en');
+  assert.deepEqual(q.tails[q.groups.findIndex((g) => g[0] === 'fy2023')], ['2023']);
+  const stored = chunk('a', analyze('Our FY2023 revenue grew', 'en').join(' '));
+  const pair = q.pairs.findIndex(([a, b]) => q.groups[a][0] === 'fy2023' && q.groups[b][0] === 'revenu');
+  assert.ok(pair >= 0);
+  assert.equal(pairHoldings(q.groups, q.pairs, [stored], () => true, q.tails).held[0]![pair], 1);
+  // Without the tails (the compound itself on the left) the stored pair (2023, revenu) is missed.
+  assert.equal(pairHoldings(q.groups, q.pairs, [stored], () => true).held[0]![pair], 0);
+});
