@@ -1,7 +1,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { initAnalysis } from '../../analysis/analyzer.ts';
-import { analyseQuery, denseQueryText, FOCUS_OUTSIDE_WEIGHT, questionFocus } from './analyze-query.ts';
+import { analyseQuery, denseQueryText, FOCUS_OUTSIDE_WEIGHT, questionFocus, termBoosts } from './analyze-query.ts';
 
 before(() => initAnalysis());
 
@@ -108,4 +108,19 @@ test('a letter/digit compound is one query word: its parts are BM25 terms, not g
   assert.ok(!pairs.some((p) => p.startsWith('fy2023 fy') && p !== 'fy2023 fy2022'), pairs.join('|'));
   // A compound whose part is a stopword ("in") is still a content word.
   assert.ok(analyseQuery('revenue in2020', 'en').groups.some((g) => g[0] === 'in2020'));
+});
+
+test('a compound outside the question focus lends its weight to its parts in BM25, unless a part is a word itself', () => {
+  const q = analyseQuery('What was the revenue growth? Use the FY2023 report and the 2022 numbers.', 'en');
+  const boosts = termBoosts(q);
+  assert.equal(boosts.get('fy2023'), FOCUS_OUTSIDE_WEIGHT);
+  assert.equal(boosts.get('fy'), FOCUS_OUTSIDE_WEIGHT);
+  assert.equal(boosts.get('2023'), FOCUS_OUTSIDE_WEIGHT);
+  assert.equal(boosts.get('revenu'), undefined); // in the question: weight 1, no boost
+  // "2022" is a word of its own (outside the focus too): its own weight, once.
+  assert.equal(boosts.get('2022'), FOCUS_OUTSIDE_WEIGHT);
+  const inFocus = termBoosts(analyseQuery('What was FY2023 revenue? Use the 2023 report.', 'en'));
+  assert.equal(inFocus.get('fy2023'), undefined);
+  // The word "2023" after the question is its own group; the question holds it (as FY2023's part), so it weighs 1.
+  assert.equal(inFocus.get('2023'), undefined);
 });

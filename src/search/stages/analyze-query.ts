@@ -51,14 +51,23 @@ export interface AnalysedQuery {
    * its pair is (2023, revenu)), else the group's own terms.
    */
   tails: string[][];
+  /** Per group, the parts of its letter/digit compound (BM25 terms only; empty for other words). */
+  parts: string[][];
   /** Distinct terms of the primary (stemmed) analysis = groups.length: the query length features normalise by. */
   termCount: number;
 }
 
-/** BM25 boosts of the query terms whose word weighs other than 1 (retrieve.ts). */
-export function termBoosts(q: Pick<AnalysedQuery, 'groups' | 'weights'>): Map<string, number> {
+/**
+ * BM25 boosts of the query terms whose word weighs other than 1 (retrieve.ts). A compound's parts take
+ * its weight unless they are a word of the query themselves; a part of several compounds takes the highest.
+ */
+export function termBoosts(q: Pick<AnalysedQuery, 'groups' | 'weights'> & { parts?: string[][] }): Map<string, number> {
   const out = new Map<string, number>();
   q.groups.forEach((g, i) => { if (q.weights[i] !== 1) for (const t of g) out.set(t, q.weights[i]); });
+  const own = new Set(q.groups.flat());
+  const partWeight = new Map<string, number>();
+  q.parts?.forEach((ps, i) => { for (const t of ps) if (!own.has(t)) partWeight.set(t, Math.max(partWeight.get(t) ?? 0, q.weights[i])); });
+  for (const [t, w] of partWeight) if (w !== 1) out.set(t, w);
   return out;
 }
 
@@ -139,21 +148,23 @@ export function analyseQuery(query: string, fallbackLang: string | null): Analys
   if (fallbackLang && fallbackLang !== stemLang) alternatives.push(analyzeWords(query, fallbackLang));
   const paired = alternatives.every((a) => a.length === stemmed.length);
   const byPrimary = new Map<string, string[]>();
-  const partTerms = new Set<string>();
   const heads = new Map<string, string[]>(); // each group's own forms (the words' first terms), for the stopword test
   const tailsOf = new Map<string, string[]>();
+  const partsOf = new Map<string, string[]>();
   stemmed.forEach((word, i) => {
     const t = word[0];
     const g = byPrimary.get(t) ?? [t];
     const h = heads.get(t) ?? [t];
     const forms = paired ? [word, ...alternatives.map((a) => a[i])] : [word];
     const tl = tailsOf.get(t) ?? [];
+    const ps = partsOf.get(t) ?? [];
     for (const f of forms) {
       if (!g.includes(f[0])) g.push(f[0]);
       if (!h.includes(f[0])) h.push(f[0]);
       if (!tl.includes(f[f.length - 1])) tl.push(f[f.length - 1]);
-      for (const x of f.slice(1)) partTerms.add(x);
+      for (const x of f.slice(1)) if (!ps.includes(x)) ps.push(x);
     }
+    partsOf.set(t, ps);
     byPrimary.set(t, g);
     heads.set(t, h);
     tailsOf.set(t, tl);
@@ -162,8 +173,8 @@ export function analyseQuery(query: string, fallbackLang: string | null): Analys
   const stop = new Set([...stopTerms(stemLang), ...stopTerms(fallbackLang), ...stopTerms('en'), ...promptTerms()]);
   const content = groups.filter((g) => !heads.get(g[0])!.some((t) => stop.has(t)));
   if (content.length > 0) groups = content;
-  const terms = [...new Set(groups.flat())];
-  for (const t of partTerms) if (!terms.includes(t) && !stop.has(t)) terms.push(t);
+  const parts = groups.map((g) => partsOf.get(g[0])!.filter((x) => !stop.has(x)));
+  const terms = [...new Set([...groups.flat(), ...parts.flat()])];
   if (!paired) for (const t of alternatives.flat(2)) if (!terms.includes(t) && !stop.has(t)) terms.push(t);
   const inFocus = focus === null ? null : new Set(analyze(focus, stemLang));
   const weights = groups.map((g) => (inFocus === null || inFocus.has(g[0]) ? 1 : FOCUS_OUTSIDE_WEIGHT));
@@ -177,7 +188,7 @@ export function analyseQuery(query: string, fallbackLang: string | null): Analys
   const sentences = bySentence.map((s) => ({ groups: [...new Set(s.clauses.flat())], question: s.question })).filter((x) => x.groups.length > 0);
   const pairs = phrasePairs(bySentence.map((s) => s.clauses.flat()));
   const tails = groups.map((g) => tailsOf.get(g[0])!);
-  return { detectedLang, stemLang, terms, groups, weights, segments, sentences, pairs, tails, termCount: groups.length };
+  return { detectedLang, stemLang, terms, groups, weights, segments, sentences, pairs, tails, parts, termCount: groups.length };
 }
 
 /**
