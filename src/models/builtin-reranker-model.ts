@@ -18,18 +18,18 @@ export interface RerankModel {
 }
 
 export const RERANK_MODEL: RerankModel = {
-  intercept: -0.213,
+  intercept: -0.2163,
   weights: {
-    std: 0.4637,
-    title_cov: 0.6997,
-    sent_cov: 1.8484,
-    sent_cos: -0.4714,
-    title_cov_gap: 3.6512,
-    sent_cov_gap: 2.6978,
-    sent_cos_gap: 2.5958,
-    bm25_per_term_gap: 5.3634,
-    cos_gap_pool: 2.1563
+    std: 0.4633,
+    title_cov: 0.7087,
+    sent_cov: 1.826,
+    sent_cos: -0.4604,
+    title_cov_gap: 3.6458,
+    sent_cov_gap: 2.6942,
+    sent_cos_gap: 2.6077,
+    bm25_per_term_gap: 5.3856,
+    cos_gap_pool: 2.1492
   },
   depth: 50,
-  source: "logistic regression on BEIR SciFact train qrels (809 queries, top 50 standard hits each, 40450 candidates, 818 relevant); 5-fold CV nDCG@10 0.7038 (standard) -> 0.7162 (reranked); bench/fit-reranker.ts, 2026-11-25"
+  source: "logistic regression on BEIR SciFact train qrels (809 queries, top 50 standard hits each, 40450 candidates, 818 relevant); 5-fold CV nDCG@10 0.7030 (standard) -> 0.7156 (reranked); bench/fit-reranker.ts, 2026-11-25"
 };

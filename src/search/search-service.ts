@@ -183,7 +183,7 @@ export class SearchService {
     const bm25Hits = keep(got.bm25);
     // A BM25 list shorter than the limit returned every lexical match: absent chunks have BM25 0.
     const base = queryStats(vecHits, bm25Hits, (got.bm25?.length ?? 0) < got.limit, analysed.termCount, chunkCount);
-    const { regions, stats } = rankStandard(vecHits, bm25Hits, base, { anchor: denseCoverageOk(embedder, denseText), groups: analysed.groups, weights: analysed.weights, segments: analysed.segments, sentences: analysed.sentences, pairs: analysed.pairs, tails: analysed.tails, titles: this.titleTerms.of(docs, analysed.stemLang) });
+    const { regions, stats } = rankStandard(vecHits, bm25Hits, base, { anchor: denseCoverageOk(embedder, denseText), groups: analysed.groups, weights: analysed.weights, segments: analysed.segments, sentences: analysed.sentences, pairs: analysed.pairs, pairTerms: analysed.pairTerms, titles: this.titleTerms.of(docs, analysed.stemLang) });
     timed('rank');
     return { regions, stats, analysed, docs };
   }

@@ -46,11 +46,13 @@ export interface AnalysedQuery {
    */
   pairs: Array<[number, number]>;
   /**
-   * Per group, the terms that end its written word in a document's term sequence, for the left word of a
-   * phrase pair: a letter/digit compound's last part ("FY2023 revenue" is stored as … fy, 2023, revenu, so
-   * its pair is (2023, revenu)), else the group's own terms.
+   * Per pair of `pairs`, the adjacent term pairs a document's stored pairs (analysis/term-hash.ts
+   * pairHashSet) may hold for it. For [a, b]: each term ending word a × each term of word b, where a
+   * letter/digit compound ends in its last part ("FY2023 revenue" is stored as … fy, 2023, revenu, so its
+   * pair is (2023, revenu)). For [a, a], a compound's own phrase: its adjacent parts ((fy, 2023), held by
+   * "FY2023" and "FY 2023" alike).
    */
-  tails: string[][];
+  pairTerms: Array<Array<[string, string]>>;
   /** Per group, the parts of its letter/digit compound (BM25 terms only; empty for other words). */
   parts: string[][];
   /** Distinct terms of the primary (stemmed) analysis = groups.length: the query length features normalise by. */
@@ -186,9 +188,14 @@ export function analyseQuery(query: string, fallbackLang: string | null): Analys
   const bySentence = querySegments(query).map((s) => ({ question: QUESTION_END.test(s), clauses: s.split(CLAUSE).map(sequenceOf).filter((x) => x.length > 0) }));
   const segments = bySentence.flatMap((s) => s.clauses.map((c) => [...new Set(c)]));
   const sentences = bySentence.map((s) => ({ groups: [...new Set(s.clauses.flat())], question: s.question })).filter((x) => x.groups.length > 0);
-  const pairs = phrasePairs(bySentence.map((s) => s.clauses.flat()));
-  const tails = groups.map((g) => tailsOf.get(g[0])!);
-  return { detectedLang, stemLang, terms, groups, weights, segments, sentences, pairs, tails, parts, termCount: groups.length };
+  // A compound is also a phrase of its parts: the pair [a, a] (analyse "FY2023" as "FY 2023").
+  const pairs = [...phrasePairs(bySentence.map((s) => s.clauses.flat())), ...groups.flatMap((_, a) => (parts[a].length >= 2 ? [[a, a] as [number, number]] : []))];
+  const pairTerms = pairs.map(([a, b]): Array<[string, string]> => {
+    if (a === b) return parts[a].slice(1).map((y, k) => [parts[a][k], y]);
+    const ends = tailsOf.get(groups[a][0])!;
+    return ends.flatMap((x) => groups[b].map((y): [string, string] => [x, y]));
+  });
+  return { detectedLang, stemLang, terms, groups, weights, segments, sentences, pairs, pairTerms, parts, termCount: groups.length };
 }
 
 /**

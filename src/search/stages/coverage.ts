@@ -87,11 +87,12 @@ export const SENTENCE_DROP = 0.75;
  *                  of those documents, null on others
  * @param pairs     the query's phrase pairs (analyze-query.ts `pairs`, group indices); sets `pairCoverage` and
  *                  `pairCoverageInPool` (file header; null on chunks that store no pair hashes)
- * @param tails     per group, the terms ending its written word (analyze-query.ts `tails`); default `groups`
+ * @param pairTerms per pair, the stored term pairs that hold it (analyze-query.ts `pairTerms`); default
+ *                  every combination of the two groups' terms
  * @returns new FusedChunk objects in the same order, and the summed query weight of the words that occur
  *          in the pool at all (the "matchable" query length)
  */
-export function withCoverage(fused: FusedChunk[], groups: string[][], weights: number[] = [], segments: number[][] = [], sentences: QuerySentence[] = [], titles?: ReadonlyMap<string, string>, pairs: Array<[number, number]> = [], tails: string[][] = groups): { fused: FusedChunk[]; matchable: number } {
+export function withCoverage(fused: FusedChunk[], groups: string[][], weights: number[] = [], segments: number[][] = [], sentences: QuerySentence[] = [], titles?: ReadonlyMap<string, string>, pairs: Array<[number, number]> = [], pairTerms?: Array<Array<[string, string]>>): { fused: FusedChunk[]; matchable: number } {
   // Which groups each candidate holds: a lookup of each query term in its stored term hashes, or (rows
   // written before those were stored) one pass over its stored term string (termMatcher).
   let holds: ((tokens: string, h: boolean[]) => void) | undefined; // built only for rows without hashes
@@ -147,7 +148,7 @@ export function withCoverage(fused: FusedChunk[], groups: string[][], weights: n
       titleMass.set(d, massOf(h));
     }
   }
-  const shares = pairShares(pairs, rawIdf, (w) => (weights[w] ?? 1) * segWeight[w], pairHoldings(groups, pairs, fused, (w) => rawIdf[w] > 0, tails));
+  const shares = pairShares(pairs, rawIdf, (w) => (weights[w] ?? 1) * segWeight[w], pairHoldings(groups, pairs, fused, (w) => rawIdf[w] > 0, pairTerms));
   const out = fused.map((f, i) => {
     const h = has[i];
     if (!h) return { ...f, coverage: null, docCoverage: null, coverageInDoc: null, pairCoverage: null, pairCoverageInPool: null };

@@ -39,11 +39,19 @@ test('a compound on the left of a pair is looked up by its last part, as a docum
   const { analyze, initAnalysis } = await import('../../analysis/analyzer.ts');
   await initAnalysis();
   const q = analyseQuery('FY2023 revenue growth', 'en');
-  assert.deepEqual(q.tails[q.groups.findIndex((g) => g[0] === 'fy2023')], ['2023']);
-  const stored = chunk('a', analyze('Our FY2023 revenue grew', 'en').join(' '));
-  const pair = q.pairs.findIndex(([a, b]) => q.groups[a][0] === 'fy2023' && q.groups[b][0] === 'revenu');
+  const fy = q.groups.findIndex((g) => g[0] === 'fy2023');
+  const pair = q.pairs.findIndex(([a, b]) => a === fy && q.groups[b][0] === 'revenu');
   assert.ok(pair >= 0);
-  assert.equal(pairHoldings(q.groups, q.pairs, [stored], () => true, q.tails).held[0]![pair], 1);
-  // Without the tails (the compound itself on the left) the stored pair (2023, revenu) is missed.
+  assert.deepEqual(q.pairTerms[pair], [['2023', 'revenu'], ['2023', 'revenue']]);
+  const stored = chunk('a', analyze('Our FY2023 revenue grew', 'en').join(' '));
+  const spaced = chunk('b', analyze('Our FY 2023 revenue grew', 'en').join(' '));
+  const fiscal = chunk('c', analyze('Our fiscal 2023 revenue grew', 'en').join(' '));
+  const held = pairHoldings(q.groups, q.pairs, [stored, spaced, fiscal], () => true, q.pairTerms).held.map((h) => [...h!]);
+  assert.deepEqual(held.map((h) => h[pair]), [1, 1, 1]);
+  // Without the pair terms (the compound itself on the left) the stored pair (2023, revenu) is missed.
   assert.equal(pairHoldings(q.groups, q.pairs, [stored], () => true).held[0]![pair], 0);
+  // The compound's own phrase (fy, 2023): held by "FY2023" and "FY 2023", not by "fiscal 2023".
+  const inner = q.pairs.findIndex(([a, b]) => a === fy && b === fy);
+  assert.deepEqual(q.pairTerms[inner], [['fy', '2023']]);
+  assert.deepEqual(held.map((h) => h[inner]), [1, 1, 0]);
 });

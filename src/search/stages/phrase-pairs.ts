@@ -21,17 +21,18 @@ export interface PairHoldings {
  * @param pairs     group index pairs (analyze-query.ts `pairs`)
  * @param fused     the candidates
  * @param matchable whether a group occurs in the pool at all (pool IDF > 0)
- * @param tails     per group, the terms ending its written word (analyze-query.ts `tails`), used for a pair's
- *                  left word; default the group's terms
+ * @param pairTerms per pair, the stored term pairs that hold it (analyze-query.ts `pairTerms`); default every
+ *                  term of the first group × every term of the second
  */
-export function pairHoldings(groups: string[][], pairs: Array<[number, number]>, fused: FusedChunk[], matchable: (w: number) => boolean, tails: string[][] = groups): PairHoldings {
+export function pairHoldings(groups: string[][], pairs: Array<[number, number]>, fused: FusedChunk[], matchable: (w: number) => boolean, pairTerms?: Array<Array<[string, string]>>): PairHoldings {
   const live: number[] = [];
   const starts: number[] = [0];
   const flat: number[] = [];
   pairs.forEach(([a, b], k) => {
     if (!matchable(a) || !matchable(b)) return;
     live.push(k);
-    for (const x of tails[a]) for (const y of groups[b]) flat.push(pairHash(x, y));
+    if (pairTerms) for (const [x, y] of pairTerms[k]) flat.push(pairHash(x, y));
+    else for (const x of groups[a]) for (const y of groups[b]) flat.push(pairHash(x, y));
     starts.push(flat.length);
   });
   const hashes = Uint32Array.from(flat);

@@ -31,9 +31,10 @@
 // questions (analyze-query.ts denseQueryText); measured with these weights unchanged (a refit on those rows
 // lowered the plain hit rates, docs/search.md). Fourteenth session (2026-11-25): a letter/digit compound
 // ("FY2023") became one query word instead of three (analyze-query.ts; its parts stay BM25 terms);
-// refitted on the re-collected training rows: SciFact over 5 183 abstracts a relevant hit ≥ 0.3 plain
-// 0.566 → 0.562 and wrapped 0.535 → 0.528 (identifiers such as "FGF21" lose the weight their parts had
-// added), nDCG@10 0.7046 → 0.7043, every XQuAD kind and the small SciFact namespaces unchanged.
+// a compound is also the phrase of its parts (pair [a, a]); refitted on the re-collected training rows:
+// SciFact over 5 183 abstracts a relevant hit ≥ 0.3 plain 0.566 → 0.565 and wrapped 0.535 → 0.529
+// (identifiers such as "FGF21" lose the weight their parts had added), nDCG@10 0.7046 → 0.7035, every
+// XQuAD kind and the small SciFact namespaces unchanged.
 // Calibration on those rows, unweighted (predicted → observed): 0.2–0.3 → 0.15, 0.3–0.4 → 0.25, 0.4–0.5 →
 // 0.30, 0.5–0.6 → 0.37, 0.6–0.7 → 0.44, 0.7–0.8 → 0.56, 0.8–0.9 → 0.74, 0.9–1.0 → 0.90.
 // Relative features (BM25 / best BM25, cosine − best cosine) and query-level maxima were tried and are
@@ -57,8 +58,8 @@ export interface RelevanceModel {
 }
 
 export const RELEVANCE_MODEL: RelevanceModel = {
-  intercept: -9.0477,
-  weights: { cov: 3.4414, bm25_pm: 3.2463, cos: -0.4467, dense_off: 1.0293, rrf: 0.7367, anchor_cos: 0.7956, bm25_rr: 1.6246, ann_rr: 0.6521, doc_cov: 3.4871, cov_doc: -0.5142, title_cov: 1.1117, pair_cov: -1.1209, pair_cov_pool: 1.994 },
+  intercept: -9.0479,
+  weights: { cov: 3.4418, bm25_pm: 3.2449, cos: -0.4468, dense_off: 1.0299, rrf: 0.7372, anchor_cos: 0.7946, bm25_rr: 1.624, ann_rr: 0.6534, doc_cov: 3.4874, cov_doc: -0.514, title_cov: 1.112, pair_cov: -1.1204, pair_cov_pool: 1.9933 },
   source: 'logistic regression on training splits (scifact n=5183, scifact n=rel+10, scifact n=rel+100, xquad long, xquad n=1, xquad n=10, xquad n=240; 400852 candidates of 5345 queries, 5496 relevant), builtin embedder + LanceDB BM25, bench/fit-relevance.ts, 2026-11-25 (fourteenth session: a compound query word is one word)',
 };
 

@@ -25,13 +25,13 @@ import { scoreRegions } from './score.ts';
  * @param opts.titles doc_id → analysed title terms (title-terms.ts) for `title_cov`; absent = 0 for every hit
  * @param opts.pairs  the query's phrase pairs (analyze-query.ts) for `pair_cov`; absent = none (every hit's
  *                    pair_cov is its coverage)
- * @param opts.tails  per group, the terms ending its written word (analyze-query.ts `tails`); absent = groups
+ * @param opts.pairTerms per pair, the stored term pairs that hold it (analyze-query.ts `pairTerms`)
  * @returns scored regions, best first (score.ts scoreRegions order), and the statistics they were scored
  *          with (later stages such as the reranker compute features from the same)
  */
-export function rankStandard(vector: IndexHit[] | null, bm25: IndexHit[] | null, stats: QueryStats, opts: { anchor?: boolean; groups?: string[][]; weights?: number[]; segments?: number[][]; sentences?: QuerySentence[]; titles?: ReadonlyMap<string, string>; pairs?: Array<[number, number]>; tails?: string[][] } = {}): { regions: Region[]; stats: QueryStats } {
+export function rankStandard(vector: IndexHit[] | null, bm25: IndexHit[] | null, stats: QueryStats, opts: { anchor?: boolean; groups?: string[][]; weights?: number[]; segments?: number[][]; sentences?: QuerySentence[]; titles?: ReadonlyMap<string, string>; pairs?: Array<[number, number]>; pairTerms?: Array<Array<[string, string]>> } = {}): { regions: Region[]; stats: QueryStats } {
   const dense = opts.anchor !== false;
-  const { fused, matchable } = withCoverage(withAnchorSimilarity(fuseRrf(vector, bm25), dense ? bm25 : null), opts.groups ?? [], opts.weights, opts.segments, opts.sentences, opts.titles, opts.pairs, opts.tails);
+  const { fused, matchable } = withCoverage(withAnchorSimilarity(fuseRrf(vector, bm25), dense ? bm25 : null), opts.groups ?? [], opts.weights, opts.segments, opts.sentences, opts.titles, opts.pairs, opts.pairTerms);
   const maxCoverage = fused.reduce((m, f) => Math.max(m, f.coverage ?? 0), 0);
   const scored = { ...stats, matchable: opts.groups ? matchable : stats.matchable, denseOk: dense, maxCoverage };
   return { regions: scoreRegions(groupRegions(fused), scored), stats: scored };
