@@ -42,7 +42,8 @@ export interface AnalysedQuery {
   /**
    * The query's phrase pairs: [a, b] group indices of adjacent content words within a sentence (stopwords
    * and prompt words skipped, as a document's stored pairs skip them: analysis/term-hash.ts pairHashSet),
-   * distinct, in query order. coverage.ts measures which of them a chunk holds (`pair_cov`).
+   * distinct, in query order; then [a, a] for each letter/digit compound, the phrase of its own parts.
+   * coverage.ts measures which of them a chunk holds (`pair_cov`).
    */
   pairs: Array<[number, number]>;
   /**
@@ -149,10 +150,12 @@ export function analyseQuery(query: string, fallbackLang: string | null): Analys
   const alternatives = [stemLang === null ? stemmed : analyzeWords(query, null)];
   if (fallbackLang && fallbackLang !== stemLang) alternatives.push(analyzeWords(query, fallbackLang));
   const paired = alternatives.every((a) => a.length === stemmed.length);
+  const stop = new Set([...stopTerms(stemLang), ...stopTerms(fallbackLang), ...stopTerms('en'), ...promptTerms()]);
   const byPrimary = new Map<string, string[]>();
   const heads = new Map<string, string[]>(); // each group's own forms (the words' first terms), for the stopword test
-  const tailsOf = new Map<string, string[]>();
-  const partsOf = new Map<string, string[]>();
+  const tailsOf = new Map<string, string[]>(); // the terms that end the word in a document's pair sequence
+  const partsOf = new Map<string, string[]>(); // a compound's parts in every analysis (BM25 terms)
+  const innerOf = new Map<string, string[]>(); // a compound's content parts in text order (its own phrase)
   stemmed.forEach((word, i) => {
     const t = word[0];
     const g = byPrimary.get(t) ?? [t];
@@ -163,16 +166,19 @@ export function analyseQuery(query: string, fallbackLang: string | null): Analys
     for (const f of forms) {
       if (!g.includes(f[0])) g.push(f[0]);
       if (!h.includes(f[0])) h.push(f[0]);
-      if (!tl.includes(f[f.length - 1])) tl.push(f[f.length - 1]);
+      // A document's stored pairs skip stopwords (pairHashSet), so a word ends in its last content term.
+      let end = f[f.length - 1];
+      for (let k = f.length - 1; k > 0 && stop.has(end); k--) end = f[k - 1];
+      if (!tl.includes(end)) tl.push(end);
       for (const x of f.slice(1)) if (!ps.includes(x)) ps.push(x);
     }
+    if (!innerOf.has(t)) innerOf.set(t, word.slice(1).filter((x) => !stop.has(x)));
     partsOf.set(t, ps);
     byPrimary.set(t, g);
     heads.set(t, h);
     tailsOf.set(t, tl);
   });
   let groups = [...byPrimary.values()];
-  const stop = new Set([...stopTerms(stemLang), ...stopTerms(fallbackLang), ...stopTerms('en'), ...promptTerms()]);
   const content = groups.filter((g) => !heads.get(g[0])!.some((t) => stop.has(t)));
   if (content.length > 0) groups = content;
   const parts = groups.map((g) => partsOf.get(g[0])!.filter((x) => !stop.has(x)));
@@ -189,9 +195,10 @@ export function analyseQuery(query: string, fallbackLang: string | null): Analys
   const segments = bySentence.flatMap((s) => s.clauses.map((c) => [...new Set(c)]));
   const sentences = bySentence.map((s) => ({ groups: [...new Set(s.clauses.flat())], question: s.question })).filter((x) => x.groups.length > 0);
   // A compound is also a phrase of its parts: the pair [a, a] (analyse "FY2023" as "FY 2023").
-  const pairs = [...phrasePairs(bySentence.map((s) => s.clauses.flat())), ...groups.flatMap((_, a) => (parts[a].length >= 2 ? [[a, a] as [number, number]] : []))];
+  const inner = groups.map((g) => innerOf.get(g[0])!);
+  const pairs = [...phrasePairs(bySentence.map((s) => s.clauses.flat())), ...groups.flatMap((_, a) => (inner[a].length >= 2 ? [[a, a] as [number, number]] : []))];
   const pairTerms = pairs.map(([a, b]): Array<[string, string]> => {
-    if (a === b) return parts[a].slice(1).map((y, k) => [parts[a][k], y]);
+    if (a === b) return inner[a].slice(1).map((y, k) => [inner[a][k], y]);
     const ends = tailsOf.get(groups[a][0])!;
     return ends.flatMap((x) => groups[b].map((y): [string, string] => [x, y]));
   });
