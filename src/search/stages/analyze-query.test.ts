@@ -107,8 +107,14 @@ test('a letter/digit compound is one query word: its parts are BM25 terms, not g
   const pairs = q.pairs.map(([a, b]) => `${q.groups[a][0]} ${q.groups[b][0]}`);
   assert.deepEqual(pairs, ['major acquisit', 'acquisit fy2023', 'fy2023 fy2022', 'fy2023 fy2023', 'fy2022 fy2022']);
   assert.deepEqual(q.pairTerms[3], [['fy', '2023']]);
-  // A compound whose part is a stopword ("in") is still a content word.
-  assert.ok(analyseQuery('revenue in2020', 'en').groups.some((g) => g[0] === 'in2020'));
+  // A compound whose part is a stopword ("in") is still a content word; stored pairs skip that part, so
+  // its own phrase has one content part (no pair) and it ends in "2020".
+  const s = analyseQuery('revenue in2020 growth', 'en');
+  const w = s.groups.findIndex((g) => g[0] === 'in2020');
+  assert.ok(w >= 0);
+  assert.ok(!s.pairs.some(([a, b]) => a === w && b === w));
+  const k = s.pairs.findIndex(([a]) => a === w);
+  assert.deepEqual(s.pairTerms[k][0], ['2020', 'growth']);
 });
 
 test('a compound outside the question focus lends its weight to its parts in BM25, unless a part is a word itself', () => {
