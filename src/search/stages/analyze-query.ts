@@ -64,12 +64,12 @@ export interface AnalysedQuery {
  * BM25 boosts of the query terms whose word weighs other than 1 (retrieve.ts). A compound's parts take
  * its weight unless they are a word of the query themselves; a part of several compounds takes the highest.
  */
-export function termBoosts(q: Pick<AnalysedQuery, 'groups' | 'weights'> & { parts?: string[][] }): Map<string, number> {
+export function termBoosts(q: Pick<AnalysedQuery, 'groups' | 'weights' | 'parts'>): Map<string, number> {
   const out = new Map<string, number>();
   q.groups.forEach((g, i) => { if (q.weights[i] !== 1) for (const t of g) out.set(t, q.weights[i]); });
   const own = new Set(q.groups.flat());
   const partWeight = new Map<string, number>();
-  q.parts?.forEach((ps, i) => { for (const t of ps) if (!own.has(t)) partWeight.set(t, Math.max(partWeight.get(t) ?? 0, q.weights[i])); });
+  q.parts.forEach((ps, i) => { for (const t of ps) if (!own.has(t)) partWeight.set(t, Math.max(partWeight.get(t) ?? 0, q.weights[i])); });
   for (const [t, w] of partWeight) if (w !== 1) out.set(t, w);
   return out;
 }
@@ -151,37 +151,27 @@ export function analyseQuery(query: string, fallbackLang: string | null): Analys
   if (fallbackLang && fallbackLang !== stemLang) alternatives.push(analyzeWords(query, fallbackLang));
   const paired = alternatives.every((a) => a.length === stemmed.length);
   const stop = new Set([...stopTerms(stemLang), ...stopTerms(fallbackLang), ...stopTerms('en'), ...promptTerms()]);
-  const byPrimary = new Map<string, string[]>();
-  const heads = new Map<string, string[]>(); // each group's own forms (the words' first terms), for the stopword test
-  const tailsOf = new Map<string, string[]>(); // the terms that end the word in a document's pair sequence
-  const partsOf = new Map<string, string[]>(); // a compound's parts in every analysis (BM25 terms)
-  const innerOf = new Map<string, string[]>(); // a compound's content parts in text order (its own phrase)
+  // One entry per distinct word (keyed by its stemmed term): its forms (the group: each analysis's own term),
+  // the terms that end it in a document's pair sequence, its compound parts in every analysis (BM25 terms),
+  // and its content parts in text order (the compound's own phrase).
+  const words = new Map<string, { forms: string[]; tails: string[]; parts: string[]; inner: string[] }>();
   stemmed.forEach((word, i) => {
-    const t = word[0];
-    const g = byPrimary.get(t) ?? [t];
-    const h = heads.get(t) ?? [t];
-    const forms = paired ? [word, ...alternatives.map((a) => a[i])] : [word];
-    const tl = tailsOf.get(t) ?? [];
-    const ps = partsOf.get(t) ?? [];
-    for (const f of forms) {
-      if (!g.includes(f[0])) g.push(f[0]);
-      if (!h.includes(f[0])) h.push(f[0]);
+    let w = words.get(word[0]);
+    if (!w) words.set(word[0], (w = { forms: [], tails: [], parts: [], inner: word.slice(1).filter((x) => !stop.has(x)) }));
+    for (const f of paired ? [word, ...alternatives.map((a) => a[i])] : [word]) {
+      if (!w.forms.includes(f[0])) w.forms.push(f[0]);
       // A document's stored pairs skip stopwords (pairHashSet), so a word ends in its last content term.
       let end = f[f.length - 1];
       for (let k = f.length - 1; k > 0 && stop.has(end); k--) end = f[k - 1];
-      if (!tl.includes(end)) tl.push(end);
-      for (const x of f.slice(1)) if (!ps.includes(x)) ps.push(x);
+      if (!w.tails.includes(end)) w.tails.push(end);
+      for (const x of f.slice(1)) if (!w.parts.includes(x)) w.parts.push(x);
     }
-    if (!innerOf.has(t)) innerOf.set(t, word.slice(1).filter((x) => !stop.has(x)));
-    partsOf.set(t, ps);
-    byPrimary.set(t, g);
-    heads.set(t, h);
-    tailsOf.set(t, tl);
   });
-  let groups = [...byPrimary.values()];
-  const content = groups.filter((g) => !heads.get(g[0])!.some((t) => stop.has(t)));
-  if (content.length > 0) groups = content;
-  const parts = groups.map((g) => partsOf.get(g[0])!.filter((x) => !stop.has(x)));
+  let kept = [...words.values()];
+  const content = kept.filter((w) => !w.forms.some((t) => stop.has(t)));
+  if (content.length > 0) kept = content;
+  const groups = kept.map((w) => w.forms);
+  const parts = kept.map((w) => w.parts.filter((x) => !stop.has(x)));
   const terms = [...new Set([...groups.flat(), ...parts.flat()])];
   if (!paired) for (const t of alternatives.flat(2)) if (!terms.includes(t) && !stop.has(t)) terms.push(t);
   const inFocus = focus === null ? null : new Set(analyze(focus, stemLang));
@@ -195,12 +185,11 @@ export function analyseQuery(query: string, fallbackLang: string | null): Analys
   const segments = bySentence.flatMap((s) => s.clauses.map((c) => [...new Set(c)]));
   const sentences = bySentence.map((s) => ({ groups: [...new Set(s.clauses.flat())], question: s.question })).filter((x) => x.groups.length > 0);
   // A compound is also a phrase of its parts: the pair [a, a] (analyse "FY2023" as "FY 2023").
-  const inner = groups.map((g) => innerOf.get(g[0])!);
+  const inner = kept.map((w) => w.inner);
   const pairs = [...phrasePairs(bySentence.map((s) => s.clauses.flat())), ...groups.flatMap((_, a) => (inner[a].length >= 2 ? [[a, a] as [number, number]] : []))];
   const pairTerms = pairs.map(([a, b]): Array<[string, string]> => {
     if (a === b) return inner[a].slice(1).map((y, k) => [inner[a][k], y]);
-    const ends = tailsOf.get(groups[a][0])!;
-    return ends.flatMap((x) => groups[b].map((y): [string, string] => [x, y]));
+    return kept[a].tails.flatMap((x) => groups[b].map((y): [string, string] => [x, y]));
   });
   return { detectedLang, stemLang, terms, groups, weights, segments, sentences, pairs, pairTerms, parts, termCount: groups.length };
 }
