@@ -18,6 +18,7 @@ import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import { parseLimits } from '../isolation/limits.ts';
 import { OcrUnavailableError } from './ocr.ts';
 import { linesToBlocks, dropPageFurniture, bodyFontSize } from './pdf-blocks.ts';
+import { repairSplitWords } from './pdf-word-repair.ts';
 import { pageGraphics, type PageGraphics } from './pdf-graphics.ts';
 import { extractPageImages, figurePlacements, pageScan } from './pdf-images.ts';
 import { pageLines, type Line, type TextRun } from './pdf-layout.ts';
@@ -230,7 +231,7 @@ export async function parsePdf(data: Buffer): Promise<ParsedDocument> {
     const decorative = new Set(extracted.filter((e) => e.objId && (st.imagePages.get(e.objId)?.size ?? 0) >= 3).map((e) => e.asset.name));
     const images = extracted.filter((e) => !decorative.has(e.asset.name)).map((e) => e.asset);
     const kept = lines.filter((l) => !(l.block?.assetName && decorative.has(l.block.assetName)));
-    const blocks = linesToBlocks(dropPageFurniture(kept, heights, pages));
+    const blocks = repairSplitWords(linesToBlocks(dropPageFurniture(kept, heights, pages)));
     if (!blocks.some((b) => b.kind !== 'image' && /[\p{L}\p{N}]/u.test(b.text))) {
       const why = st.ocrUnavailable ? ' (OCR is not installed on this server)' : st.ocrPages ? ' (OCR found no text on its scanned pages)' : '';
       throw new ParseError(422, 'no_extractable_text', `The PDF has no extractable text${why}.`);
