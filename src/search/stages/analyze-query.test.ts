@@ -1,7 +1,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { initAnalysis } from '../../analysis/analyzer.ts';
-import { analyseQuery, denseQueryText, FOCUS_OUTSIDE_WEIGHT, questionFocus, termBoosts } from './analyze-query.ts';
+import { analyseQuery, closedWordForms, denseQueryText, FOCUS_OUTSIDE_WEIGHT, questionFocus, termBoosts } from './analyze-query.ts';
 
 before(() => initAnalysis());
 
@@ -40,7 +40,22 @@ test('stopwords of the query language and of English are not query terms, unless
 
 test('each query word is one group of its stemmed and unstemmed forms', () => {
   const q = analyseQuery('ducks swimming', 'en');
-  assert.deepEqual(q.groups, [['duck', 'ducks'], ['swim', 'swimming']]);
+  // … and the closed form of the two adjacent words is a form of both (closedWordForms).
+  assert.deepEqual(q.groups, [['duck', 'ducks', 'ducksswim', 'ducksswimming'], ['swim', 'swimming', 'ducksswim', 'ducksswimming']]);
+});
+
+test('two adjacent words also match their closed form: "Best Buy" holds a title or file name "BESTBUY"', () => {
+  const q = analyseQuery('Which Best Buy product category grew in the domestic market?', 'en');
+  const group = (t: string) => q.groups[q.groups.findIndex((g) => g[0] === t)];
+  assert.ok(group('best').includes('bestbuy') && group('buy').includes('bestbuy'));
+  assert.ok(q.terms.includes('bestbuy'), 'a BM25 term too');
+  assert.ok(!q.groups.flat().includes('grewdomest') && !q.groups.flat().includes('grewdomestic'), 'words parted by a stopword do not join');
+  assert.deepEqual(closedWordForms('FY', '2023', 'en'), [], 'digits: a letter/digit compound is handled as one word already');
+  assert.deepEqual(closedWordForms('a', 'priori', 'en'), [], 'one-letter words do not join');
+  assert.ok(closedWordForms('北京', '大学', 'zh').length > 0, 'segmented words of an unspaced script join too');
+  assert.deepEqual(closedWordForms('Kaffee', 'Maschine', 'de').includes('kaffeemaschin'), true, 'analysed as a document word is (German stem)');
+  const pairs = analyseQuery('Best Buy revenue', 'en');
+  assert.ok(pairs.pairTerms.flat().every(([a, b]) => !a.includes('bestbuy') && !b.includes('bestbuy')), 'phrase pairs read the words, not their closed forms');
 });
 
 test('question focus: words only outside the question of a longer query weigh less', () => {
