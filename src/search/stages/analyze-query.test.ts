@@ -1,7 +1,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { initAnalysis } from '../../analysis/analyzer.ts';
-import { analyseQuery, closedWordForms, denseQueryText, FOCUS_OUTSIDE_WEIGHT, questionFocus, termBoosts } from './analyze-query.ts';
+import { analyseQuery, closedWordForms, denseQueryText, FOCUS_OUTSIDE_WEIGHT, MAX_CLOSED_PAIRS, questionFocus, termBoosts } from './analyze-query.ts';
 
 before(() => initAnalysis());
 
@@ -145,4 +145,12 @@ test('a compound outside the question focus lends its weight to its parts in BM2
   assert.equal(inFocus.get('fy2023'), undefined);
   // The word "2023" after the question is its own group; the question holds it (as FY2023's part), so it weighs 1.
   assert.equal(inFocus.get('2023'), undefined);
+});
+
+test('closed forms are bounded: a pasted passage adds at most MAX_CLOSED_PAIRS pairs of them', () => {
+  const words = Array.from({ length: 400 }, (_, i) => `w${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`);
+  const q = analyseQuery(words.join(' '), 'en');
+  // A closed form is the one kind of term that two different words' groups share.
+  const closed = q.terms.filter((t) => q.groups.filter((g) => g.includes(t)).length >= 2);
+  assert.ok(closed.length > 0 && closed.length <= 2 * MAX_CLOSED_PAIRS, `${closed.length} closed-form terms`);
 });

@@ -199,7 +199,7 @@ export function analyseQuery(query: string, fallbackLang: string | null): Analys
     const seq = analyzeWords(clause, stemLang).map((w) => index.get(w[0]));
     for (let k = 1; k < seq.length; k++) if (seq[k - 1] !== undefined && seq[k] !== undefined && seq[k - 1] !== seq[k]) adjacent.add(`${seq[k - 1]},${seq[k]}`);
   }
-  for (const key of adjacent) {
+  for (const key of [...adjacent].slice(0, MAX_CLOSED_PAIRS)) {
     const [a, b] = key.split(',').map(Number);
     for (const t of closedWordForms(kept[a].surface, kept[b].surface, stemLang)) {
       for (const g of [a, b]) if (!groups[g].includes(t)) groups[g].push(t);
@@ -208,6 +208,13 @@ export function analyseQuery(query: string, fallbackLang: string | null): Analys
   }
   return { detectedLang, stemLang, terms, groups, weights, segments, sentences, pairs, pairTerms, parts, termCount: groups.length };
 }
+
+/**
+ * Adjacent word pairs given a closed form, in query order: a question has far fewer (the evaluation's
+ * instruction-wrapped questions ≤ 25); a pasted passage of 10 000 characters would otherwise add ≈ 2 000
+ * BM25 terms to the ≈ 1 000 of its words.
+ */
+export const MAX_CLOSED_PAIRS = 48;
 
 /** Shortest word (characters) that joins its neighbour into a closed form: "a"/"i"-like fragments do not. */
 const CLOSED_MIN_CHARS = 2;
