@@ -228,7 +228,8 @@ const CLOSED_MIN_CHARS = 2;
  * 0.95 of questions answered in the context).
  * Elasticsearch's shingle filter with an empty separator builds the same terms for the same reason.
  * @param a unstemmed first word, b unstemmed second word
- * @returns distinct terms (empty when either word has a digit or is shorter than CLOSED_MIN_CHARS)
+ * @returns distinct terms (empty when either word has a digit or a combining mark — most Hindi and Thai
+ *          words: not measured with them — or is shorter than CLOSED_MIN_CHARS)
  */
 export function closedWordForms(a: string, b: string, lang: string | null): string[] {
   if (a.length < CLOSED_MIN_CHARS || b.length < CLOSED_MIN_CHARS || !/^\p{L}+$/u.test(a) || !/^\p{L}+$/u.test(b)) return [];
