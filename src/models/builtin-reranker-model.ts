@@ -18,17 +18,17 @@ export interface RerankModel {
 }
 
 export const RERANK_MODEL: RerankModel = {
-  intercept: -0.1957,
+  intercept: -0.1864,
   weights: {
-    std: 0.4683,
-    title_cov: 0.7353,
-    sent_cov: 1.8127,
-    sent_cos: -0.489,
-    title_cov_gap: 3.5581,
-    sent_cov_gap: 2.606,
-    sent_cos_gap: 2.5562,
-    bm25_per_term_gap: 5.4676,
-    cos_gap_pool: 2.1235
+    std: 0.4684,
+    title_cov: 0.7252,
+    sent_cov: 1.8207,
+    sent_cos: -0.5002,
+    title_cov_gap: 3.5657,
+    sent_cov_gap: 2.6131,
+    sent_cos_gap: 2.5728,
+    bm25_per_term_gap: 5.48,
+    cos_gap_pool: 2.1195
   },
   depth: 50,
   source: "logistic regression on BEIR SciFact train qrels (809 queries, top 50 standard hits each, 40450 candidates, 819 relevant); 5-fold CV nDCG@10 0.7045 (standard) -> 0.7169 (reranked); bench/fit-reranker.ts, 2026-11-28"

@@ -52,7 +52,10 @@ test('two adjacent words also match their closed form: "Best Buy" holds a title 
   assert.ok(!q.groups.flat().includes('grewdomest') && !q.groups.flat().includes('grewdomestic'), 'words parted by a stopword do not join');
   assert.deepEqual(closedWordForms('FY', '2023', 'en'), [], 'digits: a letter/digit compound is handled as one word already');
   assert.deepEqual(closedWordForms('a', 'priori', 'en'), [], 'one-letter words do not join');
-  assert.ok(closedWordForms('北京', '大学', 'zh').length > 0, 'segmented words of an unspaced script join too');
+  assert.deepEqual(closedWordForms('北京', '大学', 'zh'), [], 'text the analyser cuts itself (CJK bigrams) has no closed form');
+  assert.deepEqual(closedWordForms('ภาษา', 'ไทย', 'th'), [], 'nor text a segmenter cuts again (Thai)');
+  assert.equal(closedWordForms('भारतीय', 'रिज़र्व', 'hi').length, 1, 'combining marks (Devanagari vowel signs) are letters of a word');
+  assert.ok(!analyseQuery('哪个国家的总统访问了北京大学？', 'zh').groups.some((g) => g.length > 2), 'a Chinese word keeps its own forms only');
   assert.deepEqual(closedWordForms('Kaffee', 'Maschine', 'de').includes('kaffeemaschin'), true, 'analysed as a document word is (German stem)');
   const pairs = analyseQuery('Best Buy revenue', 'en');
   assert.ok(pairs.pairTerms.flat().every(([a, b]) => !a.includes('bestbuy') && !b.includes('bestbuy')), 'phrase pairs read the words, not their closed forms');

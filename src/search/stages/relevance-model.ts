@@ -58,9 +58,9 @@ export interface RelevanceModel {
 }
 
 export const RELEVANCE_MODEL: RelevanceModel = {
-  intercept: -9.082,
-  weights: { cov: 3.4605, bm25_pm: 3.2563, cos: -0.4702, dense_off: 1.0489, rrf: 0.7318, anchor_cos: 0.8102, bm25_rr: 1.6214, ann_rr: 0.6608, doc_cov: 3.4703, cov_doc: -0.498, title_cov: 1.0772, pair_cov: -1.3047, pair_cov_pool: 2.1337 },
-  source: 'logistic regression on training splits (scifact n=5183, scifact n=rel+10, scifact n=rel+100, xquad long, xquad n=1, xquad n=10, xquad n=240; 400963 candidates of 5345 queries, 5496 relevant), builtin embedder + LanceDB BM25, bench/fit-relevance.ts, 2026-11-28 (fifteenth session: two adjacent query words also match their closed form)',
+  intercept: -9.0456,
+  weights: { cov: 3.4325, bm25_pm: 3.2461, cos: -0.4528, dense_off: 1.0335, rrf: 0.7389, anchor_cos: 0.7956, bm25_rr: 1.6288, ann_rr: 0.6517, doc_cov: 3.4816, cov_doc: -0.5187, title_cov: 1.0971, pair_cov: -1.1102, pair_cov_pool: 1.9875 },
+  source: 'logistic regression on training splits (scifact n=5183, scifact n=rel+10, scifact n=rel+100, xquad long, xquad n=1, xquad n=10, xquad n=240; 400836 candidates of 5345 queries, 5496 relevant), builtin embedder + LanceDB BM25, bench/fit-relevance.ts, 2026-11-28 (fifteenth session: two adjacent query words also match their closed form)',
 };
 
 /**
@@ -68,7 +68,7 @@ export const RELEVANCE_MODEL: RelevanceModel = {
  * modelFor): the same fit without `pair_cov` (twelfth session's model, fitted on the same training rows).
  */
 export const RELEVANCE_MODEL_NO_PAIRS: RelevanceModel = {
-  intercept: -9.4277,
-  weights: { cov: 4.0192, bm25_pm: 3.6521, cos: -0.517, dense_off: 1.0476, rrf: 0.7037, anchor_cos: 0.8777, bm25_rr: 1.7926, ann_rr: 0.6041, doc_cov: 3.6792, cov_doc: -0.3045, title_cov: 1.0313 },
-  source: 'logistic regression on training splits (scifact n=5183, scifact n=rel+10, scifact n=rel+100, xquad long, xquad n=1, xquad n=10, xquad n=240; 400963 candidates of 5345 queries, 5496 relevant), builtin embedder + LanceDB BM25, bench/fit-relevance.ts, 2026-11-28 (fifteenth session, without the pair features)',
+  intercept: -9.4062,
+  weights: { cov: 3.9578, bm25_pm: 3.6641, cos: -0.4632, dense_off: 1.0458, rrf: 0.752, anchor_cos: 0.877, bm25_rr: 1.7503, ann_rr: 0.6057, doc_cov: 3.6845, cov_doc: -0.3489, title_cov: 1.0431 },
+  source: 'logistic regression on training splits (scifact n=5183, scifact n=rel+10, scifact n=rel+100, xquad long, xquad n=1, xquad n=10, xquad n=240; 400836 candidates of 5345 queries, 5496 relevant), builtin embedder + LanceDB BM25, bench/fit-relevance.ts, 2026-11-28 (fifteenth session, without the pair features)',
 };
