@@ -180,8 +180,10 @@ export function analyseQuery(query: string, fallbackLang: string | null): Analys
   // Coverage segments: sentences, and clauses within them (CLAUSE), each analysed once; a sentence's groups
   // are the union of its clauses' (for the sentence drop), its phrase pairs the adjacent groups of its
   // clauses' sequences joined (a comma does not part a phrase's words in a document's stored pairs either).
-  const sequenceOf = (text: string) => analyzeWords(text, stemLang).map((w) => index.get(w[0])).filter((i): i is number => i !== undefined);
-  const bySentence = querySegments(query).map((s) => ({ question: QUESTION_END.test(s), clauses: s.split(CLAUSE).map(sequenceOf).filter((x) => x.length > 0) }));
+  // Each clause is analysed once: its words' group indices as written (undefined = a stopword or prompt word).
+  const written = querySegments(query).map((s) => ({ question: QUESTION_END.test(s), clauses: s.split(CLAUSE).map((c) => analyzeWords(c, stemLang).map((w) => index.get(w[0]))) }));
+  const isGroup = (i: number | undefined): i is number => i !== undefined;
+  const bySentence = written.map((s) => ({ question: s.question, clauses: s.clauses.map((c) => c.filter(isGroup)).filter((x) => x.length > 0) }));
   const segments = bySentence.flatMap((s) => s.clauses.map((c) => [...new Set(c)]));
   const sentences = bySentence.map((s) => ({ groups: [...new Set(s.clauses.flat())], question: s.question })).filter((x) => x.groups.length > 0);
   // A compound is also a phrase of its parts: the pair [a, a] (analyse "FY2023" as "FY 2023").
@@ -193,14 +195,9 @@ export function analyseQuery(query: string, fallbackLang: string | null): Analys
   });
   // Two adjacent words written as one ("Best Buy" / "BESTBUY", "data set" / "dataset"): the joined form is
   // a term of both words, so a chunk or title that writes it solid holds them (closedWordForms).
-  // Only words adjacent as written (no stopword between them) join.
-  const adjacent = new Set<string>();
-  for (const clause of querySegments(query).flatMap((seg) => seg.split(CLAUSE))) {
-    const seq = analyzeWords(clause, stemLang).map((w) => index.get(w[0]));
-    for (let k = 1; k < seq.length; k++) if (seq[k - 1] !== undefined && seq[k] !== undefined && seq[k - 1] !== seq[k]) adjacent.add(`${seq[k - 1]},${seq[k]}`);
-  }
-  for (const key of [...adjacent].slice(0, MAX_CLOSED_PAIRS)) {
-    const [a, b] = key.split(',').map(Number);
+  // Only words adjacent as written join: the clauses' runs between stopwords.
+  const runs = written.flatMap((s) => s.clauses.flatMap(runsOfGroups));
+  for (const [a, b] of phrasePairs(runs).slice(0, MAX_CLOSED_PAIRS)) {
     for (const t of closedWordForms(kept[a].surface, kept[b].surface, stemLang)) {
       for (const g of [a, b]) if (!groups[g].includes(t)) groups[g].push(t);
       if (!terms.includes(t)) terms.push(t);
@@ -235,9 +232,19 @@ const CLOSED_MIN_CHARS = 2;
 export function closedWordForms(a: string, b: string, lang: string | null): string[] {
   if (a.length < CLOSED_MIN_CHARS || b.length < CLOSED_MIN_CHARS || !/^\p{L}[\p{L}\p{M}]*$/u.test(a) || !/^\p{L}[\p{L}\p{M}]*$/u.test(b)) return [];
   const stemmed = analyze(a + b, lang);
-  const plain = analyze(a + b, null);
+  const plain = lang === null ? stemmed : analyze(a + b, null);
   if (stemmed.length !== 1 || plain.length !== 1) return [];
   return [...new Set([stemmed[0], plain[0]])];
+}
+
+/** The runs of consecutive group indices in a clause's words as written (a stopword, undefined, ends a run). */
+function runsOfGroups(seq: Array<number | undefined>): number[][] {
+  const runs: number[][] = [[]];
+  for (const g of seq) {
+    if (g === undefined) runs.push([]);
+    else runs[runs.length - 1].push(g);
+  }
+  return runs.filter((r) => r.length > 1);
 }
 
 /**
