@@ -60,15 +60,32 @@ const PROMPT_WORDS = [
   'provided', 'following', 'retrieved', 'pieces', 'concise', 'respond', 'response', 'please', 'task', 'tasks', 'user',
 ];
 
+/**
+ * The prompt words that mark a sentence as an instruction to the reader of the answer (coverage.ts, the
+ * sentence drop): PROMPT_WORDS less those that also name content in ordinary text — "please" (a polite
+ * request for information), "provided", "following", "pieces", "response" ("immune response"), "task",
+ * "user", "context" ("in the context of"). "Answer the question using the documents." is an instruction;
+ * "Please list 3M's 2018 revenue." is not.
+ */
+const INSTRUCTION_MARKERS = ['answer', 'answers', 'answering', 'question', 'questions', 'query', 'queries', 'assistant', 'helpful', 'retrieved', 'concise', 'respond'];
+let markerCache: ReadonlySet<string> | null = null;
 let promptCache: ReadonlySet<string> | null = null;
+
+/** The analysed forms (English-stemmed and plain) of a list of English words. */
+function analysedForms(words: readonly string[]): ReadonlySet<string> {
+  const terms = new Set<string>();
+  for (const w of words) for (const l of ['en', null]) for (const t of analyze(w, l)) terms.add(t);
+  return terms;
+}
+
+/** Analysed forms (English-stemmed and plain) of INSTRUCTION_MARKERS. */
+export function instructionMarkerTerms(): ReadonlySet<string> {
+  return (markerCache ??= analysedForms(INSTRUCTION_MARKERS));
+}
 
 /** Analysed forms (English-stemmed and plain) of PROMPT_WORDS. */
 export function promptTerms(): ReadonlySet<string> {
-  if (promptCache) return promptCache;
-  const terms = new Set<string>();
-  for (const w of PROMPT_WORDS) for (const l of ['en', null]) for (const t of analyze(w, l)) terms.add(t);
-  promptCache = terms;
-  return terms;
+  return (promptCache ??= analysedForms(PROMPT_WORDS));
 }
 
 const phraseCache = new Map<string, ReadonlySet<string>>();

@@ -157,3 +157,12 @@ test('closed forms are bounded: a pasted passage adds at most MAX_CLOSED_PAIRS p
   const closed = q.terms.filter((t) => q.groups.filter((g) => g.includes(t)).length >= 2);
   assert.ok(closed.length > 0 && closed.length <= 2 * MAX_CLOSED_PAIRS, `${closed.length} closed-form terms`);
 });
+
+test('instruction sentences: a sentence that is not a question and holds an instruction marker word', () => {
+  const q = analyseQuery('You are a helpful assistant. Using only the information available in the provided documents, answer the following question as precisely as possible: Mitochondria are uninvolved in apoptosis.', 'en');
+  assert.deepEqual(q.sentences.map((s) => s.instruction), [true, false], '"You are a helpful assistant." has no content words and is no sentence here');
+  const asked = analyseQuery('Answer briefly. What drove the increase in inventories? Answer in one paragraph.', 'en');
+  assert.deepEqual(asked.sentences.map((s) => [s.question, s.instruction]), [[false, true], [true, false], [false, true]], 'a question is never an instruction');
+  assert.deepEqual(analyseQuery('Please list the revenue of 3M in 2018. Use the annual report.', 'en').sentences.map((s) => s.instruction), [false, false], '"please" alone does not make an instruction');
+  assert.deepEqual(analyseQuery('The immune response to the vaccine wanes after six months.', 'en').sentences.map((s) => s.instruction), [false]);
+});

@@ -8,12 +8,17 @@
 // "Assume you are an analyst preparing a briefing. <question>? Use the details in …" keeps its question in
 // front, while words outside it ("… shown in the cash flow statement") still count.
 import { analyze, analyzeWords, detectLanguage } from '../../analysis/analyzer.ts';
-import { promptTerms, stopTerms } from '../../analysis/stopwords.ts';
+import { instructionMarkerTerms, promptTerms, stopTerms } from '../../analysis/stopwords.ts';
 
 /** One sentence of a query: its word groups and whether it is a question (ends in ?, ？ or ؟). */
 export interface QuerySentence {
   groups: number[];
   question: boolean;
+  /**
+   * An instruction: not a question, and it holds an instruction marker word ("answer", "question",
+   * "assistant", … analysis/stopwords.ts instructionMarkerTerms). See coverage.ts sentenceKept.
+   */
+  instruction?: boolean;
 }
 
 export interface AnalysedQuery {
@@ -181,11 +186,20 @@ export function analyseQuery(query: string, fallbackLang: string | null): Analys
   // are the union of its clauses' (for the sentence drop), its phrase pairs the adjacent groups of its
   // clauses' sequences joined (a comma does not part a phrase's words in a document's stored pairs either).
   // Each clause is analysed once: its words' group indices as written (undefined = a stopword or prompt word).
-  const written = querySegments(query).map((s) => ({ question: QUESTION_END.test(s), clauses: s.split(CLAUSE).map((c) => analyzeWords(c, stemLang).map((w) => index.get(w[0]))) }));
+  const markers = instructionMarkerTerms();
+  const written = querySegments(query).map((s) => {
+    const question = QUESTION_END.test(s);
+    let instruction = false;
+    const clauses = s.split(CLAUSE).map((c) => analyzeWords(c, stemLang).map((w) => {
+      if (!question && !instruction && w.some((t) => markers.has(t))) instruction = true;
+      return index.get(w[0]);
+    }));
+    return { question, instruction, clauses };
+  });
   const isGroup = (i: number | undefined): i is number => i !== undefined;
-  const bySentence = written.map((s) => ({ question: s.question, clauses: s.clauses.map((c) => c.filter(isGroup)).filter((x) => x.length > 0) }));
+  const bySentence = written.map((s) => ({ question: s.question, instruction: s.instruction, clauses: s.clauses.map((c) => c.filter(isGroup)).filter((x) => x.length > 0) }));
   const segments = bySentence.flatMap((s) => s.clauses.map((c) => [...new Set(c)]));
-  const sentences = bySentence.map((s) => ({ groups: [...new Set(s.clauses.flat())], question: s.question })).filter((x) => x.groups.length > 0);
+  const sentences = bySentence.map((s) => ({ groups: [...new Set(s.clauses.flat())], question: s.question, instruction: s.instruction })).filter((x) => x.groups.length > 0);
   // A compound is also a phrase of its parts: the pair [a, a] (analyse "FY2023" as "FY 2023").
   const inner = kept.map((w) => w.inner);
   const pairs = [...phrasePairs(bySentence.map((s) => s.clauses.flat())), ...groups.flatMap((_, a) => (inner[a].length >= 2 ? [[a, a] as [number, number]] : []))];

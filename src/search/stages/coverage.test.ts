@@ -175,3 +175,25 @@ test('phrase-pair coverage: the words adjacent count, the same words apart do no
   const lone = withCoverage(pool, [['cash']], [], [], [], undefined, []);
   assert.deepEqual(lone.fused.map((f) => f.pairCoverage), lone.fused.map((f) => f.coverage));
 });
+
+test('instruction sentences: dropped, and not the bar, when a sentence that is not one matches well enough', () => {
+  // A short claim whose words every candidate holds (low pool IDF) wrapped in an instruction whose rarer words
+  // one candidate holds together: by matchability alone the instruction is the best sentence and the claim,
+  // below 0.75 of it, would be dropped.
+  const pool = [fc('a', 'mitochondria apoptosis'), fc('b', 'mitochondria apoptosis'), fc('c', 'mitochondria'), fc('d', 'apoptosis'), fc('e', 'information available precisely')];
+  const groups = [['mitochondria'], ['apoptosis'], ['information'], ['available'], ['precisely']];
+  const claim = { groups: [0, 1], question: false };
+  const instruction = { groups: [2, 3, 4], question: false };
+  const plain = withCoverage(pool, groups, [], [[2, 3, 4], [0, 1]], [instruction, claim]);
+  assert.equal(plain.fused[0].coverage, 0, 'without the flag the claim is dropped in favour of the instruction');
+  const marked = withCoverage(pool, groups, [], [[2, 3, 4], [0, 1]], [{ ...instruction, instruction: true }, claim]);
+  assert.equal(marked.fused[0].coverage, 1, 'the claim is all that is left of the query');
+  assert.equal(marked.fused[4].coverage, 0);
+  assert.equal(marked.matchable, 2);
+  // Guard: when what is not an instruction barely matches (the need shares the instruction's sentence), nothing
+  // is dropped as an instruction.
+  const bare = withCoverage(pool, groups, [], [[0, 1, 2, 3, 4]], [{ groups: [0, 1, 2, 3, 4], question: false, instruction: true }, { groups: [], question: false }]);
+  assert.equal(bare.matchable, 5);
+  const onlyInstructions = withCoverage(pool, groups, [], [[2, 3, 4], [0, 1]], [{ ...instruction, instruction: true }, { ...claim, instruction: true }]);
+  assert.deepEqual(onlyInstructions.fused.map((f) => f.coverage), plain.fused.map((f) => f.coverage), 'a query made only of instructions is weighed as before');
+});

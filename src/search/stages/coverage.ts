@@ -24,6 +24,9 @@
 // matchability (the query mass of the best candidate holding it over the best candidate's mass, to γ).
 // Sentence drop (SENTENCE_DROP): in a query of several sentences, a sentence that is not a question and
 // matches far below the best sentence weighs 0 — an instruction sentence leaves the denominator entirely.
+// A sentence marked as an instruction by its words (analyze-query.ts: "answer", "question", "assistant", …)
+// weighs 0 and does not set that bar, when another sentence is not one and matches well enough
+// (instructionDrop); segment factors are then weighed among the kept words only.
 // Title coverage (`titleCoverage`): the same weighted share of the query, held by the chunk's document title.
 // Phrase-pair coverage (`pairCoverage` / `pairCoverageInPool`, the `pair_cov` / `pair_cov_pool` features):
 // the share of the query's phrase pairs (analyze-query.ts `pairs`: adjacent content words of a sentence)
@@ -122,11 +125,12 @@ export function withCoverage(fused: FusedChunk[], groups: string[][], weights: n
     return df === 0 ? 0 : Math.log(1 + (P - df + 0.5) / (df + 0.5));
   });
   addDocumentIdf(rawIdf, [...docHas.values()], new Set(fused.map((f) => f.chunk.doc_id)).size);
-  const seg = segmentWeights(has, rawIdf, segments);
+  const kept = sentenceKept(has, rawIdf, sentences);
+  // Segments are weighed among the words the sentence drop keeps (a dropped instruction does not set the bar).
+  const seg = segmentWeights(has, rawIdf, segments.map((g) => g.filter((w) => kept[w])).filter((g) => g.length > 0));
   const word = wordMatchability(has, rawIdf.map((x, w) => x * (weights[w] ?? 1)));
   // Words of the best-matched segment (and every word of a one-segment query) keep factor 1: the word
   // factor only sharpens the weighting of words outside the information need's segment.
-  const kept = sentenceKept(has, rawIdf, sentences);
   const segWeight = seg.map((x, w) => (!kept[w] ? 0 : x >= 1 ? 1 : x * word[w]));
   const idf = rawIdf.map((x, w) => x * (weights[w] ?? 1) * segWeight[w]);
   const total = idf.reduce((s, x) => s + x, 0);
@@ -269,15 +273,46 @@ function sentenceKept(has: Array<boolean[] | null>, idf: number[], sentences: Qu
   const out = idf.map(() => true);
   if (sentences.length < 2) return out;
   const m = sentences.map((st) => segmentMass(has, idf, st.groups));
-  const top = Math.max(...m);
+  const drop = instructionDrop(sentences, m);
+  const top = Math.max(...m.filter((_, i) => !drop[i]));
   if (top <= 0) return out;
   const seen = idf.map(() => false);
   const keep = idf.map(() => false);
   sentences.forEach((st, i) => {
-    const kept = st.question || (m[i] / top) ** SEGMENT_SHARPNESS >= SENTENCE_DROP;
+    const kept = !drop[i] && (st.question || (m[i] / top) ** SEGMENT_SHARPNESS >= SENTENCE_DROP);
     for (const w of st.groups) { seen[w] = true; if (kept) keep[w] = true; }
   });
   return out.map((x, w) => (seen[w] ? keep[w] : x));
+}
+
+/**
+ * Instruction guard: instruction sentences are dropped only when the best sentence that is not one matches at
+ * least this share of the best instruction sentence (m = segmentMass). A prior, not fitted: it keeps a need
+ * that shares its sentence with an instruction word ("… does not require VPS9a Give a short answer and cite
+ * where it comes from.", a claim written without its full stop) when what is left is a bare instruction
+ * ("Please look through the provided documents and tell me:", whose words few candidates hold together), and
+ * lets through a short claim whose words every candidate holds (low pool IDF, so its m is well below the
+ * instruction's).
+ */
+const INSTRUCTION_GUARD = 0.25;
+
+/**
+ * Which sentences are dropped as instructions (sixteenth session): every instruction sentence
+ * (analyze-query.ts QuerySentence.instruction), when the query has a sentence that is not one and the best
+ * such sentence passes the guard. Pool IDF makes a wrapped claim's instruction look specific: the pool was
+ * retrieved for the claim's words, so they are common in it and the instruction's ("information",
+ * "available", "precisely") rare; by matchability alone the instruction was the best sentence and the claim
+ * was dropped (SciFact test over 1 000 abstracts: 3 of the 6 verbose claims lost to the plain form).
+ * @param sentences the query's sentences
+ * @param m         per sentence, its matchability (segmentMass)
+ * @returns per sentence, whether it is dropped as an instruction
+ */
+function instructionDrop(sentences: QuerySentence[], m: number[]): boolean[] {
+  const none = sentences.map(() => false);
+  let need = -1, instr = -1;
+  sentences.forEach((st, i) => { if (st.instruction === true) instr = Math.max(instr, m[i]); else need = Math.max(need, m[i]); });
+  if (need < 0 || instr < 0 || need <= 0 || need < INSTRUCTION_GUARD * instr) return none;
+  return sentences.map((st) => st.instruction === true);
 }
 
 /** m(s): the most IDF mass of the segment's words that a single candidate holds. */

@@ -58,9 +58,9 @@ export interface RelevanceModel {
 }
 
 export const RELEVANCE_MODEL: RelevanceModel = {
-  intercept: -9.0456,
-  weights: { cov: 3.4325, bm25_pm: 3.2461, cos: -0.4528, dense_off: 1.0335, rrf: 0.7389, anchor_cos: 0.7956, bm25_rr: 1.6288, ann_rr: 0.6517, doc_cov: 3.4816, cov_doc: -0.5187, title_cov: 1.0971, pair_cov: -1.1102, pair_cov_pool: 1.9875 },
-  source: 'logistic regression on training splits (scifact n=5183, scifact n=rel+10, scifact n=rel+100, xquad long, xquad n=1, xquad n=10, xquad n=240; 400836 candidates of 5345 queries, 5496 relevant), builtin embedder + LanceDB BM25, bench/fit-relevance.ts, 2026-11-28 (fifteenth session: two adjacent query words also match their closed form)',
+  intercept: -9.1152,
+  weights: { cov: 3.4216, bm25_pm: 3.2351, cos: -0.4633, dense_off: 1.0635, rrf: 0.7692, anchor_cos: 0.7731, bm25_rr: 1.6762, ann_rr: 0.6953, doc_cov: 3.4724, cov_doc: -0.5263, title_cov: 1.0767, pair_cov: -1.1188, pair_cov_pool: 1.9977 },
+  source: 'logistic regression on training splits (scifact n=5183, scifact n=rel+10, scifact n=rel+100, xquad long, xquad n=1, xquad n=10, xquad n=240; 400836 candidates of 5345 queries, 5496 relevant), builtin embedder + LanceDB BM25, bench/fit-relevance.ts, 2026-11-28 (sixteenth session: instruction sentences dropped by their marker words)',
 };
 
 /**
