@@ -18,18 +18,18 @@ export interface RerankModel {
 }
 
 export const RERANK_MODEL: RerankModel = {
-  intercept: -0.1864,
+  intercept: -0.1748,
   weights: {
-    std: 0.4684,
-    title_cov: 0.7252,
-    sent_cov: 1.8207,
-    sent_cos: -0.5002,
-    title_cov_gap: 3.5657,
-    sent_cov_gap: 2.6131,
-    sent_cos_gap: 2.5728,
-    bm25_per_term_gap: 5.48,
-    cos_gap_pool: 2.1195
+    std: 0.4677,
+    title_cov: 0.7239,
+    sent_cov: 1.8164,
+    sent_cos: -0.5019,
+    title_cov_gap: 3.5565,
+    sent_cov_gap: 2.6242,
+    sent_cos_gap: 2.5276,
+    bm25_per_term_gap: 5.4551,
+    cos_gap_pool: 2.0774
   },
   depth: 50,
-  source: "logistic regression on BEIR SciFact train qrels (809 queries, top 50 standard hits each, 40450 candidates, 819 relevant); 5-fold CV nDCG@10 0.7045 (standard) -> 0.7169 (reranked); bench/fit-reranker.ts, 2026-11-28"
+  source: "logistic regression on BEIR SciFact train qrels (809 queries, top 50 standard hits each, 40450 candidates, 820 relevant); 5-fold CV nDCG@10 0.7041 (standard) -> 0.7169 (reranked); bench/fit-reranker.ts, 2026-11-28"
 };
