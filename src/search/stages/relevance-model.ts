@@ -71,7 +71,7 @@ export const RELEVANCE_MODEL: RelevanceModel = {
  * modelFor): the same fit without `pair_cov` (twelfth session's model, fitted on the same training rows).
  */
 export const RELEVANCE_MODEL_NO_PAIRS: RelevanceModel = {
-  intercept: -9.4062,
-  weights: { cov: 3.9578, bm25_pm: 3.6641, cos: -0.4632, dense_off: 1.0458, rrf: 0.752, anchor_cos: 0.877, bm25_rr: 1.7503, ann_rr: 0.6057, doc_cov: 3.6845, cov_doc: -0.3489, title_cov: 1.0431 },
-  source: 'logistic regression on training splits (scifact n=5183, scifact n=rel+10, scifact n=rel+100, xquad long, xquad n=1, xquad n=10, xquad n=240; 400836 candidates of 5345 queries, 5496 relevant), builtin embedder + LanceDB BM25, bench/fit-relevance.ts, 2026-11-28 (fifteenth session, without the pair features)',
+  intercept: -9.494,
+  weights: { cov: 3.9485, bm25_pm: 3.644, cos: -0.4759, dense_off: 1.0789, rrf: 0.7871, anchor_cos: 0.8525, bm25_rr: 1.813, ann_rr: 0.653, doc_cov: 3.6769, cov_doc: -0.3548, title_cov: 1.0228 },
+  source: 'logistic regression on training splits (scifact n=5183, scifact n=rel+10, scifact n=rel+100, xquad long, xquad n=1, xquad n=10, xquad n=240; 400836 candidates of 5345 queries, 5496 relevant), builtin embedder + LanceDB BM25, bench/fit-relevance.ts, 2026-11-28 (sixteenth session, without the pair features)',
 };
