@@ -49,13 +49,26 @@ describe('search endpoints', () => {
     const r = await search({ query: 'trace-based just-in-time compilation of JavaScript loops', retrieval_tier: 'advanced' });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const body = r.body as { context: string; result_count: number; tokens_estimated: number; mode: string; search_units: number; detected_lang: string | null; results_dropped: number };
-    assert.match(body.context, new RegExp(`^<context>\\n<doc id="${docs['pdf/tracemonkey.pdf']}" title="[^"]*" pages="\\d+(-\\d+)?">\\n\\[p\\d+\\] `));
+    assert.match(body.context, new RegExp(`^<context>\\n<doc id="${docs['pdf/tracemonkey.pdf']}" title="[^"]*" pages="\\d+(-\\d+)?">\\n(## [^\\n]+\\n)?\\[p\\d+\\] `));
     assert.ok(body.context.endsWith('</doc>\n</context>'));
     assert.equal(body.tokens_estimated, countTokens(body.context));
     assert.equal(body.mode, 'advanced');
     assert.equal(body.search_units, 1 + Math.ceil(body.tokens_estimated / 1000));
     assert.equal(body.detected_lang, 'en');
     assert.ok(!('assets' in body));
+  });
+
+  test('prompt_ready shows each region\'s section headings, which chunk content does not repeat', async () => {
+    const r = await search({ query: 'IBM history in the 1960s to 1980s', doc_filter: docs['md/wiki.md'] }, '/v3/docsearch/searchInDoc');
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const body = r.body as { context: string; tokens_estimated: number };
+    const headings = body.context.split('\n').filter((l) => l.startsWith('## '));
+    assert.ok(headings.length > 0, body.context.slice(0, 500));
+    assert.ok(headings.every((h) => !h.startsWith('## IBM >')), 'the outermost heading equal to the title is not repeated');
+    assert.ok(headings.some((h) => /\d{4}s/.test(h)), headings.join(' | '));
+    assert.equal(body.tokens_estimated, countTokens(body.context));
+    const json = await search({ query: 'IBM history in the 1960s to 1980s', doc_filter: docs['md/wiki.md'], format: 'json' }, '/v3/docsearch/searchInDoc');
+    assert.ok((json.body as { results: Array<{ content: string }> }).results.every((h) => !h.content.includes('## ')), 'json content stays the chunks as stored');
   });
 
   test('searchInDoc stays inside its document; unknown document is 404', async () => {

@@ -52,10 +52,12 @@ export const SEARCH_TEXT_COLUMNS = [...SEARCH_COLUMNS, 'heading_path', 'content'
 
 /**
  * Columns of the read that gives the chunks a response shows their text (NamespaceIndex.getChunksAt with
- * `shown`): what rendering and JSON hits use. No `id`, `source_job_id` or `heading_path`: three string
- * columns fewer made a take of 24 random rows 2.60 → 2.18 ms p50 at 100k chunks (ninth session).
+ * `shown`): what rendering and JSON hits use. No `id` or `source_job_id` (three string columns fewer, with
+ * `heading_path`, made a take of 24 random rows 2.60 → 2.18 ms p50 at 100k chunks, ninth session);
+ * `heading_path` is read again since the sixteenth session, when the prompt-ready context began to show
+ * each region's section headings (render.ts).
  */
-export const SHOWN_COLUMNS = ['doc_id', 'chunk_index', 'chunkset_index', 'page_start', 'page_end', 'content', 'token_count'] as const;
+export const SHOWN_COLUMNS = ['doc_id', 'chunk_index', 'chunkset_index', 'page_start', 'page_end', 'heading_path', 'content', 'token_count'] as const;
 
 /**
  * Columns of a search read without text on a packed table (lance-pack.ts): the document id and the pack,
@@ -220,7 +222,7 @@ export function arrowToChunks(
   const pack = packReader(table);
   // Without the pack these three are required; with it they are read only for rows that have no pack.
   const optional = (name: string) => (pack.present ? table.getChild(name) : col(name));
-  // A read of SHOWN_COLUMNS has no id, job or heading: the id is derived as layout-only reads derive it.
+  // A read of SHOWN_COLUMNS has no id or job: the id is derived as layout-only reads derive it.
   const id = table.getChild('id');
   const docId = col('doc_id');
   const content = table.getChild('content');

@@ -247,7 +247,7 @@ export interface NamespaceIndex {
    * chunks with a `rowId` are taken by row address and kept only when the row read is the chunk asked for
    * (same doc_id and chunk_index); the others, and guesses that missed, are read by range. Unordered;
    * chunks whose rows are gone are left out. With `opts.shown`, rows read by address carry only what a
-   * response shows (lance-arrow.ts SHOWN_COLUMNS: text, pages, token count): `heading_path` and
+   * response shows (lance-arrow.ts SHOWN_COLUMNS: text, pages, heading path, token count):
    * `source_job_id` empty, `id` derived as `${doc_id}:${chunk_index}`.
    */
   getChunksAt(namespace: string, chunks: ChunkRef[], opts?: { shown?: boolean }): Promise<StoredChunk[]>;

@@ -123,3 +123,18 @@ test('word_tables.docx: each table stays whole in one chunk', async () => {
   assert.equal(result.tableCount, tables.length);
   for (const t of tables) assert.ok(result.chunks.some((c) => c.content.includes(t.text)));
 });
+
+test('a section’s short lead-in opens its first subsection’s chunk; a longer one, or one before a sibling, stands alone', () => {
+  const h = (text: string, level: number) => ({ kind: 'heading' as const, text, level, page: 1 });
+  const p = (text: string) => ({ kind: 'paragraph' as const, text, page: 1 });
+  const intro = 'This report describes the whole year in some detail, '.repeat(8).trim();
+  const doc = (blocks: Array<ReturnType<typeof h> | ReturnType<typeof p>>) => ({ title: 'T', blocks, pages: 1, images: [] }) as never;
+  const carried = chunkDocument(doc([h('Statement', 1), p('(Millions) 2018 2017'), h('Investing', 2), p('Purchases of equipment (1,577) (1,373)')])).chunks;
+  assert.equal(carried.length, 1);
+  assert.deepEqual(carried[0].heading_path, ['Statement', 'Investing']);
+  assert.equal(carried[0].content, '(Millions) 2018 2017\n\nPurchases of equipment (1,577) (1,373)');
+  const long = chunkDocument(doc([h('Statement', 1), p(intro), h('Investing', 2), p('Purchases of equipment')])).chunks;
+  assert.deepEqual(long.map((c) => c.heading_path), [['Statement'], ['Statement', 'Investing']]);
+  const sibling = chunkDocument(doc([h('A', 1), p('(Millions) 2018'), h('B', 1), p('Other text')])).chunks;
+  assert.deepEqual(sibling.map((c) => c.heading_path), [['A'], ['B']]);
+});

@@ -4,7 +4,10 @@
 // - Heading hierarchy: a heading of level L closes every open heading of level ≥ L; a chunk's
 //   heading_path is the stack of open headings (outermost first). Heading text is never repeated in
 //   chunk content (it lives in heading_path); a section with only a heading produces no chunk.
-// - Section: the blocks between one heading and the next. Chunks never cross a section boundary.
+// - Section: the blocks between one heading and the next. Chunks never cross a section boundary, except
+//   that a section's lead-in of fewer than LEAD_IN_TOKENS (32) tokens directly followed by a subsection
+//   (a deeper heading) opens that subsection's first chunk instead of standing alone: a statement's column
+//   header row ("(Millions) 2018 2017 2016") stays with the rows of its first section.
 // - Chunk: whole blocks (paragraph groups, lists, tables, code, image references) joined by a blank
 //   line, packed greedily up to `targetTokens` (default 300); a chunk still under MIN_TOKENS (100) may
 //   take the next block while it stays within `maxTokens` (default 400), and a small last chunk of a
@@ -48,6 +51,13 @@ export interface ChunkedDocument {
 
 /** Chunks smaller than this may borrow the next block (up to maxTokens) or merge into the previous chunk. */
 const MIN_TOKENS = 100;
+
+/**
+ * A section's content below this many tokens, followed directly by a deeper heading, is carried into that
+ * subsection (file header). A prior: a column header row or a one-line subtitle (≈ 5–20 tokens) is carried,
+ * an introductory paragraph (typically 40+) keeps its own chunk.
+ */
+const LEAD_IN_TOKENS = 32;
 
 interface Unit {
   text: string;
@@ -127,8 +137,10 @@ export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions = {}): Chu
 
   for (const block of doc.blocks) {
     if (block.kind === 'heading') {
-      flushSection();
       const level = block.level ?? 1;
+      const child = stack.length > 0 && level > stack[stack.length - 1].level;
+      const lead = units.reduce((n, u) => n + u.tokens, 0);
+      if (!(child && units.length > 0 && lead < LEAD_IN_TOKENS)) flushSection();
       while (stack.length && stack[stack.length - 1].level >= level) stack.pop();
       stack.push({ level, text: block.text.trim() });
       continue;

@@ -40,6 +40,29 @@ function sensibleTitle(raw: unknown): string | undefined {
   return t;
 }
 
+/** Font names of bold weights ("TimesNewRomanPS-BoldMT", "Arial-BoldItalicMT", "Helvetica-Black", "SemiBold"). */
+const BOLD_FONT = /bold|black|heavy|semibold|demi/i;
+
+/**
+ * Mark each run bold or not from its font's name (pdfjs keeps the loaded fonts, with their PostScript
+ * names, in the page's commonObjs once the operator list has been read). A font that cannot be looked up
+ * leaves the run unknown.
+ */
+function markBold(page: PDFPageProxy, items: TextItem[], runs: Array<TextRun | null>): void {
+  const weight = new Map<string, boolean | undefined>();
+  items.forEach((item, i) => {
+    const run = runs[i];
+    if (!run) return;
+    if (!weight.has(item.fontName)) {
+      let name: unknown;
+      try { name = (page.commonObjs.get(item.fontName) as { name?: unknown } | undefined)?.name; } catch { name = undefined; }
+      weight.set(item.fontName, typeof name === 'string' ? BOLD_FONT.test(name) : undefined);
+    }
+    const bold = weight.get(item.fontName);
+    if (bold !== undefined) run.bold = bold;
+  });
+}
+
 function toRun(item: TextItem): TextRun | null {
   if (!item.str) return null;
   const [a, b, c, d, e, f] = item.transform as number[];
@@ -116,8 +139,11 @@ interface PreparedPage {
 async function preparePage(page: PDFPageProxy, n: number, st: DocState): Promise<PreparedPage> {
   const limits = parseLimits();
   const content = await page.getTextContent({ includeMarkedContent: false, disableNormalization: false });
-  const runs = (content.items as TextItem[]).map(toRun).filter((r): r is TextRun => r !== null);
+  const items = content.items as TextItem[];
+  const mapped = items.map(toRun);
   const ops = await page.getOperatorList();
+  markBold(page, items, mapped);
+  const runs = mapped.filter((r): r is TextRun => r !== null);
   const gfx = pageGraphics(ops.fnArray, ops.argsArray as unknown[][]);
   let ocr: PreparedPage['ocr'] = null;
   if (lacksTextLayer(runs.map((r) => r.str).join('')) && gfx.images.length && limits.ocr && !st.ocrUnavailable && st.ocrPages < limits.maxOcrPages) {

@@ -70,10 +70,48 @@ interface Draft {
   items: string[];
   last: Line;
   maxX1: number;
+  /** A bold body-size heading (boldHeading): 'top' when it opens its page, else 'inner'. */
+  bold?: 'top' | 'inner';
 }
 
 /** Lines at least this much larger than the body size are heading candidates. */
 const HEADING_RATIO = 1.18;
+
+/**
+ * Bold body-size headings are read only where bold is emphasis, not the body's own weight: in documents
+ * whose bold body-size characters are under this share of all body-size characters. A prior (the 10-K
+ * filings of ../shared/data/qa/financebench set 2–9 % of their body-size text in bold).
+ */
+const BOLD_SHARE_MAX = 0.2;
+
+/**
+ * A bold body-size line that reads as a title: it stands alone on its row (no figures beside it, so not a
+ * table row label with its values), is short (≤ 80 characters, ≤ 10 words), starts with a capital, holds no
+ * figure of three or more digits ("2,853", "2018": column headers and totals) and does not end as a label or
+ * a sentence does (":", ";", ",", "."). Statement titles of financial filings ("Consolidated Statement of
+ * Cash Flows") and their sections ("Cash Flows from Investing Activities", "Liabilities") are set this way,
+ * with no size change, so without this rule every chunk of a 10-K had only the company name as its heading.
+ */
+export function boldHeading(line: Line, body: number): boolean {
+  if (!line.bold || !line.alone || Math.abs(line.size - body) > 0.75) return false;
+  const t = line.text.trim();
+  if (t.length > 80 || t.split(/\s+/).length > 10 || !/\p{L}{2}/u.test(t)) return false;
+  const firstLetter = /\p{L}/u.exec(t)?.[0] ?? '';
+  if (firstLetter.toUpperCase() !== firstLetter || firstLetter.toLowerCase() === firstLetter) return false;
+  return !/[:;,.]$/.test(t) && !/\d{3}|\d,\d/.test(t);
+}
+
+/** Share of body-size characters set in bold (lines marked bold; unknown counts as not bold). */
+function boldShare(lines: Line[], body: number): number {
+  let all = 0;
+  let bold = 0;
+  for (const l of lines) {
+    if (l.block || Math.abs(l.size - body) > 0.75) continue;
+    all += l.text.length;
+    if (l.bold) bold += l.text.length;
+  }
+  return all > 0 ? bold / all : 0;
+}
 
 /**
  * Heading level per heading font size (sizes within 0.6 pt share a level), largest = 1. Only sizes
@@ -105,7 +143,7 @@ function headingLevels(lines: Line[], body: number): Map<number, number> {
   return levels;
 }
 
-function finish(d: Draft, levels: Map<number, number>): Block | null {
+function finish(d: Draft, levels: Map<number, number>, boldLevels: { top: number; inner: number }): Block | null {
   if (d.kind === 'list') {
     return { kind: 'list', text: d.items.map((t) => (NUMBERED.test(t) ? t : `- ${t}`)).join('\n'), page: d.page };
   }
@@ -115,7 +153,8 @@ function finish(d: Draft, levels: Map<number, number>): Block | null {
     const words = text.split(/\s+/).length;
     const commas = (text.match(/,/g) ?? []).length;
     if (words <= 25 && commas < 3 && /\p{L}/u.test(text)) {
-      return { kind: 'heading', text, level: d.level ?? levels.get(d.size) ?? 1, page: d.page };
+      const level = d.bold ? boldLevels[d.bold] : d.level ?? levels.get(d.size) ?? 1;
+      return { kind: 'heading', text, level, page: d.page };
     }
   }
   return { kind: 'paragraph', text, page: d.page };
@@ -127,16 +166,21 @@ export function linesToBlocks(lines: Line[]): Block[] {
   const levels = headingLevels(lines, body);
   const blocks: Block[] = [];
   let draft: Draft | null = null;
+  // Bold body-size headings sit below every size-based level: a page's opening one (a statement's title)
+  // one level below the deepest, the others (its sections) two.
+  const deepest = Math.max(0, ...levels.values());
+  const boldLevels = { top: Math.min(6, deepest + 1), inner: Math.min(6, deepest + 2) };
+  const boldOk = boldShare(lines, body) < BOLD_SHARE_MAX;
+  let prevPage = -1;
   const flush = () => {
     if (draft) {
-      const b = finish(draft, levels);
+      const b = finish(draft, levels, boldLevels);
       if (b) blocks.push(b);
     }
     draft = null;
   };
   // Body-size numbered headings ("3.1 Traces", often bold) sit one level per number below the
   // deepest size-based heading level.
-  const deepest = Math.max(0, ...levels.values());
   const numberedLevel = (line: Line): number | undefined => {
     const m = NUMBERED_HEADING.exec(line.text);
     if (!m || Math.abs(line.size - body) > 0.75 || line.text.split(/\s+/).length > 10) return undefined;
@@ -148,8 +192,11 @@ export function linesToBlocks(lines: Line[]): Block[] {
       blocks.push(line.block);
       continue;
     }
+    const pageTop = line.page !== prevPage;
+    prevPage = line.page;
     const numLevel = numberedLevel(line);
-    const isHeading = (line.size >= body * HEADING_RATIO && line.text.length <= 200) || numLevel !== undefined;
+    const bold = numLevel === undefined && boldOk && boldHeading(line, body);
+    const isHeading = (line.size >= body * HEADING_RATIO && line.text.length <= 200) || numLevel !== undefined || bold;
     const bullet = BULLET.exec(line.text);
     const numbered = !bullet && NUMBERED.test(line.text) && !isHeading;
     const d = draft as Draft | null;
@@ -161,7 +208,7 @@ export function linesToBlocks(lines: Line[]): Block[] {
       newBlock =
         d.level !== undefined || numLevel !== undefined ||
         line.page !== prev.page || line.column !== prev.column || line.band !== prev.band ||
-        (d.kind === 'heading') !== isHeading || Math.abs(line.size - prev.size) > 0.75 ||
+        (d.kind === 'heading') !== isHeading || (d.kind === 'heading' && !d.bold !== !bold) || Math.abs(line.size - prev.size) > 0.75 ||
         gap > em * 1.6 || gap < -em * 0.5 ||
         (d.kind !== 'list' && !isHeading && line.x0 > prev.x0 + em * 0.8 && line.x0 - prev.x0 < em * 4) ||
         (d.kind === 'paragraph' && /[.!?:]["')\]]?$/.test(prev.text) && prev.x1 < d.maxX1 - em * 2);
@@ -176,6 +223,7 @@ export function linesToBlocks(lines: Line[]): Block[] {
       draft = {
         kind: bullet || numbered ? 'list' : isHeading ? 'heading' : 'paragraph',
         level: numLevel,
+        ...(bold ? { bold: pageTop ? ('top' as const) : ('inner' as const) } : {}),
         page: line.page, size: line.size, items: [''], last: line, maxX1: line.x1,
       };
     }

@@ -19,6 +19,8 @@ export interface TextRun {
   size: number;
   hasEOL: boolean;
   rotated: boolean;
+  /** The run's font is a bold weight (its name says Bold, Black, Heavy, Semibold or Demi); absent = unknown. */
+  bold?: boolean;
 }
 
 /** A line segment of text on one page. */
@@ -35,6 +37,10 @@ export interface Line {
   band: number;
   /** A ready-made block (table, image reference) standing at this position; text is then ''. */
   block?: Block;
+  /** Every run with visible text is bold (pdf-blocks.ts: bold body-size headings). */
+  bold?: boolean;
+  /** No other text (a table row's figures) stands beside it: no other segment's baseline within 0.8 em. */
+  alone?: boolean;
 }
 
 const SPACE_BEFORE = /^[\s,.;:!?)\]}%]/;
@@ -116,8 +122,10 @@ function buildSegments(runs: TextRun[], page: number): Line[] {
       const text = joinRuns(seg);
       if (text) {
         const main = seg.reduce((a, b) => (b.size > a.size ? b : a));
+        const visible = seg.filter((r) => r.str.trim());
         segments.push({
           text, x0: seg[0].x, x1: segEnd, y: main.y, size: dominantSize(seg), page, column: 0, band: 0,
+          bold: visible.length > 0 && visible.every((r) => r.bold === true), alone: false,
         });
       }
       seg = [];
@@ -129,6 +137,9 @@ function buildSegments(runs: TextRun[], page: number): Line[] {
     }
     if (seg.length) flush();
   }
+  // Alone: no other segment's baseline within 0.8 × the font size (a row label's figures can sit a point or
+  // two off its baseline, in a row of their own).
+  for (const s of segments) s.alone = !segments.some((o) => o !== s && Math.abs(o.y - s.y) < Math.max(s.size, o.size) * 0.8);
   return segments;
 }
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { countTokens } from '../../analysis/token-count.ts';
 import type { StoredChunk } from '../../storage/namespace-index.ts';
 import { rng } from '../../../bench/lib/random.ts';
-import { contextTokens, headerTokens } from './context-tokens.ts';
+import { contextTokens, fitHeadings, headerTokens } from './context-tokens.ts';
 import { renderContext, renderPieces, type RenderHit } from './render.ts';
 
 const WORDS = ['the', 'Cells', 'p53', '1999', 'über', '中文', "don't", '/usr/bin', '(a)', '...', '-', '.', ',', '</doc>', '<doc', '[p3]', '😀', 'x/y', 'İstanbul', '\t', '  ', '\n', '\n\n', '.\n', '/\n/', 'ACGT'.repeat(3), '<|endoftext|>'];
@@ -70,4 +70,33 @@ test('headerTokens() equals countTokens() of the header line for random titles, 
     const doc = { doc_id: i % 2 ? `doc-${i}` : `0b5c${i}-4a1e-9f2b-${'e'.repeat(i % 7)}`, title };
     assert.equal(headerTokens(doc), countTokens(`<doc id="${doc.doc_id}" title="${doc.title}" pages="1-1">\n</doc>\n`), JSON.stringify(doc));
   }
+});
+
+test('fitHeadings: heading lines are kept while the context fits its target, dropped from the last one back; tokens exact', () => {
+  const r = rng(17);
+  let dropped = 0;
+  let kept = 0;
+  for (let trial = 0; trial < 200; trial++) {
+    const hits = randomHits(r).map((h) => ({ ...h, chunks: h.chunks.map((c) => ({ ...c, heading_path: `${h.title} > Section ${c.chunk_index % 4} ${randomText(r, 4)}` })) }));
+    const pieces = renderPieces(hits);
+    const bare = pieces.filter((p) => !p.heading);
+    const withAll = countTokens(pieces.map((p) => p.text).join(''));
+    const without = countTokens(bare.map((p) => p.text).join(''));
+    const target = without + Math.floor(r() * (withAll - without + 5));
+    const out = fitHeadings(pieces, new Set(), target);
+    const text = out.pieces.map((p) => p.text).join('');
+    assert.equal(out.tokens, countTokens(text), 'exact count');
+    assert.ok(out.tokens <= Math.max(target, without), `${out.tokens} > ${target}`);
+    assert.deepEqual(out.pieces.filter((p) => !p.heading), bare, 'content is never dropped');
+    const headings = pieces.filter((p) => p.heading);
+    const left = out.pieces.filter((p) => p.heading);
+    assert.deepEqual(left, headings.slice(0, left.length), 'the first headings are the ones kept');
+    dropped += headings.length - left.length;
+    kept += left.length;
+  }
+  assert.ok(dropped > 0 && kept > 0, `${dropped} dropped, ${kept} kept`);
+  const tight = randomHits(rng(3)).map((h) => ({ ...h, chunks: h.chunks.map((c) => ({ ...c, heading_path: 'A > B' })) }));
+  const bareTokens = countTokens(renderPieces(tight).filter((p) => !p.heading).map((p) => p.text).join(''));
+  assert.ok(fitHeadings(renderPieces(tight), new Set(), 1).pieces.every((p) => !p.heading), 'a context past its target already shows no headings');
+  assert.equal(fitHeadings(renderPieces(tight), new Set(), 1).tokens, bareTokens);
 });

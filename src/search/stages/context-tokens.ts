@@ -156,3 +156,32 @@ function longestStretch(text: string): number {
 function isSpace(code: number): boolean {
   return code === 32 || code === 9 || code === 10 || code === 13;
 }
+
+/**
+ * The pieces with as many section-heading lines (render.ts, `heading` pieces) as fit: headings are shown
+ * on top of the budget the hits were admitted and widened within, so when the context with all of them
+ * passes `target` (and its size without them), heading lines are dropped from the last one back until it
+ * does not. Content is never dropped for a heading.
+ * @param pieces    renderPieces() of the response
+ * @param untrusted as for contextTokens
+ * @param target    the request's token target (after clamping to max_tokens)
+ * @returns the pieces kept and exactly countTokens() of their concatenation
+ */
+export function fitHeadings(pieces: ContextPiece[], untrusted: ReadonlySet<StoredChunk>, target: number): { pieces: ContextPiece[]; tokens: number } {
+  const all = contextTokens(pieces, untrusted);
+  const headings = pieces.filter((p) => p.heading);
+  if (headings.length === 0 || all <= target) return { pieces, tokens: all };
+  const bare = pieces.filter((p) => !p.heading);
+  const limit = Math.max(target, contextTokens(bare, untrusted));
+  // Drop from the end by each line's own count, then confirm exactly (counts need not add up at joins).
+  let keep = headings.length;
+  let over = all - limit;
+  while (keep > 0 && over > 0) over -= countTokens(headings[--keep].text);
+  for (;;) {
+    const kept = new Set(headings.slice(0, keep));
+    const out = pieces.filter((p) => !p.heading || kept.has(p));
+    const tokens = contextTokens(out, untrusted);
+    if (tokens <= limit || keep === 0) return { pieces: out, tokens };
+    keep--;
+  }
+}

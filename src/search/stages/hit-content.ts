@@ -89,7 +89,7 @@ export function fitChunks(chunks: StoredChunk[], estimate: number, maxTokens: nu
  * Give the chunks of the hits a response shows their text: expansion and widening read the layout only
  * (ReadOptions.text false), so the text of exactly the shown chunks is read here, in one engine read
  * (issue 15; by row address where the chunks carry one, NamespaceIndex.getChunksAt with `shown`: the text,
- * pages and token count, not the heading path or job id, which no response shows). Chunks are replaced
+ * pages, heading path and token count, not the job id, which no response shows). Chunks are replaced
  * in place by the rows read, order kept; a chunk whose row vanished since (its document was deleted during
  * the search) is left out.
  * @throws whatever the index throws

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { StoredChunk } from '../../storage/namespace-index.ts';
-import { escapeXmlAttr, neutraliseEnvelope, pageSpan, renderContext } from './render.ts';
+import { escapeXmlAttr, headingLine, neutraliseEnvelope, pageSpan, renderContext } from './render.ts';
 
 const ch = (doc: string, i: number, p0: number, p1: number, content: string): StoredChunk => ({
   id: `${doc}:${i}`, doc_id: doc, source_job_id: 'j', chunk_index: i, chunkset_index: 0,
@@ -63,4 +63,33 @@ test('content cannot close or forge the envelope; other markup is untouched', ()
 test('pageSpan covers start..end of all chunks', () => {
   assert.equal(pageSpan([ch('d', 0, 2, 3, ''), ch('d', 5, 7, 7, '')]), '2-7');
   assert.equal(pageSpan([ch('d', 0, 4, 4, '')]), '4');
+});
+
+test('section headings: a "## " line wherever a chunk\'s headings change, without a leading heading equal to the title', () => {
+  const h = (i: number, path: string, content: string, page = 1): StoredChunk => ({ ...ch('d', i, page, page, content), heading_path: path });
+  const ctx = renderContext([{ docId: 'd', title: 'Migration plan', chunks: [
+    h(0, 'Migration plan > Billing cutover', 'The cutover happens on Saturday.'),
+    h(1, 'Migration plan > Billing cutover', 'Invoices pause for a day.'),
+    h(2, 'Migration plan > Rollback', 'We roll back within four hours.', 2),
+    h(5, 'Migration plan', 'Contacts.', 3),
+  ] }]);
+  assert.equal(ctx, [
+    '<context>',
+    '<doc id="d" title="Migration plan" pages="1-3">',
+    '## Billing cutover',
+    '[p1] The cutover happens on Saturday.',
+    '',
+    'Invoices pause for a day.',
+    '',
+    '## Rollback',
+    '[p2] We roll back within four hours.',
+    '',
+    '[...]',
+    '',
+    '[p3] Contacts.',
+    '</doc>',
+    '</context>',
+  ].join('\n'));
+  assert.equal(headingLine('Report > Q1 <doc id="x">\nResults', 'Other'), '## Report > Q1 &lt;doc id="x"> Results\n', 'one line, envelope tags neutralised');
+  assert.equal(headingLine('', 'T'), '');
 });

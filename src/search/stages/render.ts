@@ -1,12 +1,15 @@
 // Stage 8 of retrieval: the prompt-ready context block (DESIGN.md §5, documented in docs/context-grammar.md):
 //   <context>
 //   <doc id="DOC_ID" title="TITLE" pages="3-5">
+//   ## Section > Subsection
 //   [p3] markdown of the first region ...
 //   [...]
 //   [p5] markdown of a later, non-adjacent region
 //   </doc>
 //   </context>
-// Documents in rank order (of their best hit); regions in document order; `[pN]` where content from page
+// Documents in rank order (of their best hit); regions in document order; a `## ` line with the section
+// headings (the chunk's heading_path without an outermost heading equal to the document title) wherever
+// they change, since chunk content never repeats its headings (chunking/chunker.ts); `[pN]` where content from page
 // N starts; `[...]` between non-adjacent regions; attribute values XML-escaped; an empty result is
 // `<context></context>`. Markdown content is kept verbatim except that tag-like `<context`, `</context`,
 // `<doc`, `</doc` inside it get their `<` escaped, so document text cannot close or forge the envelope.
@@ -54,17 +57,37 @@ export function pageSpan(chunks: StoredChunk[]): string {
 export interface ContextPiece {
   text: string;
   chunk?: StoredChunk;
+  /** A section-heading line: extra to the planned budget, dropped when the context would not fit (search-service.ts). */
+  heading?: true;
 }
 
-/** The pieces of one document's body: its chunks in document order with page markers and gap markers. */
-function docBodyPieces(chunks: StoredChunk[], out: ContextPiece[]): void {
+/**
+ * The heading line shown before a chunk: its heading path without an outermost heading equal to the
+ * document title (case-insensitive), as `## A > B`; '' when nothing is left. Newlines in headings become
+ * spaces and envelope tags are neutralised, so a heading can neither end the line nor forge the envelope.
+ */
+export function headingLine(headingPath: string, title: string): string {
+  const parts = headingPath.split(' > ').map((x) => x.replace(/\s+/g, ' ').trim()).filter(Boolean);
+  if (parts.length && parts[0].toLowerCase() === title.replace(/\s+/g, ' ').trim().toLowerCase()) parts.shift();
+  return parts.length ? neutraliseEnvelope(`## ${parts.join(' > ')}\n`) : '';
+}
+
+/**
+ * The pieces of one document's body: its chunks in document order with heading lines, page markers and gap
+ * markers. A heading line is shown where a chunk's headings differ from the last shown in the document.
+ */
+function docBodyPieces(chunks: StoredChunk[], out: ContextPiece[], title = ''): void {
   const sorted = [...new Map(chunks.map((c) => [c.chunk_index, c])).values()].sort((a, b) => a.chunk_index - b.chunk_index);
   let prev: StoredChunk | null = null;
   let page = -1;
+  let shownHeading = '';
   for (const c of sorted) {
     const gap = prev !== null && c.chunk_index !== prev.chunk_index + 1;
     if (prev !== null) out.push({ text: '\n\n' });
     if (gap) out.push({ text: '[...]\n\n' });
+    const heading = headingLine(c.heading_path ?? '', title);
+    if (heading && heading !== shownHeading) out.push({ text: heading, heading: true });
+    if (heading) shownHeading = heading;
     const text = neutraliseEnvelope(c.content.trim());
     if (prev === null || gap || c.page_start !== page) out.push({ text: `[p${c.page_start}] ` });
     out.push(text === c.content ? { text, chunk: c } : { text });
@@ -96,7 +119,7 @@ export function renderPieces(hits: RenderHit[]): ContextPiece[] {
   for (const [docId, d] of docs) {
     if (d.chunks.length === 0) continue;
     out.push({ text: `<doc id="${escapeXmlAttr(docId)}" title="${escapeXmlAttr(d.title)}" pages="${pageSpan(d.chunks)}">\n` });
-    docBodyPieces(d.chunks, out);
+    docBodyPieces(d.chunks, out, d.title);
     out.push({ text: '\n</doc>\n' });
   }
   out.push({ text: '</context>' });
