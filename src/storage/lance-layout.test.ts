@@ -147,7 +147,7 @@ test('getChunksAt takes rows by their address, checks them, and reads the rest (
   // Right address, a neighbour's guessed address, a wrong one (b:2's row for a:1), and none at all.
   assert.deepEqual(text(await index.getChunksAt('ns_take', [a0, { doc_id: 'a', chunk_index: 1, rowId: a0.rowId! + 1n }, { doc_id: 'b', chunk_index: 2 }])), want);
   assert.deepEqual(text(await index.getChunksAt('ns_take', [a0, { doc_id: 'a', chunk_index: 1, rowId: b2.rowId }, { doc_id: 'b', chunk_index: 2, rowId: 1n << 40n }])), want);
-  // `shown`: the same text, pages, token counts and ids as the full rows, without heading or job.
+  // `shown`: the same text, pages, headings, token counts and ids as the full rows, without the job.
   const refs = [a0, { doc_id: 'a', chunk_index: 1, rowId: a0.rowId! + 1n }, b2];
   const key = (c: StoredChunk) => `${c.doc_id}:${c.chunk_index}`;
   const full = new Map((await index.getChunksAt('ns_take', refs)).map((c) => [key(c), c]));
@@ -155,8 +155,8 @@ test('getChunksAt takes rows by their address, checks them, and reads the rest (
   assert.equal(shown.length, 3);
   for (const c of shown) {
     const f = full.get(key(c))!;
-    assert.deepEqual([c.id, c.content, c.page_start, c.page_end, c.token_count, c.chunkset_index], [f.id, f.content, f.page_start, f.page_end, f.token_count, f.chunkset_index]);
-    assert.ok(f.heading_path !== '' && c.heading_path === '' && c.source_job_id === '' && !c.textOmitted);
+    assert.deepEqual([c.id, c.content, c.page_start, c.page_end, c.token_count, c.chunkset_index, c.heading_path], [f.id, f.content, f.page_start, f.page_end, f.token_count, f.chunkset_index, f.heading_path]);
+    assert.ok(f.heading_path !== '' && c.source_job_id === '' && !c.textOmitted);
   }
   // A deleted document's rows are not returned, whatever address they had.
   await index.deleteDocument('ns_take', 'a');
