@@ -169,19 +169,19 @@ function isSpace(code: number): boolean {
  */
 export function fitHeadings(pieces: ContextPiece[], untrusted: ReadonlySet<StoredChunk>, target: number): { pieces: ContextPiece[]; tokens: number } {
   const all = contextTokens(pieces, untrusted);
+  if (all <= target) return { pieces, tokens: all };
   const headings = pieces.filter((p) => p.heading);
-  if (headings.length === 0 || all <= target) return { pieces, tokens: all };
-  const bare = pieces.filter((p) => !p.heading);
-  const limit = Math.max(target, contextTokens(bare, untrusted));
-  // Drop from the end by each line's own count, then confirm exactly (counts need not add up at joins).
+  if (headings.length === 0) return { pieces, tokens: all };
+  // Drop from the end by each line's own count, then confirm exactly (counts need not add up at joins);
+  // with every line dropped the context is its content alone, whatever its size.
   let keep = headings.length;
-  let over = all - limit;
-  while (keep > 0 && over > 0) over -= countTokens(headings[--keep].text);
+  let over = all - target;
+  while (keep > 0 && over > 0) over -= memoCount(headings[--keep].text);
   for (;;) {
     const kept = new Set(headings.slice(0, keep));
     const out = pieces.filter((p) => !p.heading || kept.has(p));
     const tokens = contextTokens(out, untrusted);
-    if (tokens <= limit || keep === 0) return { pieces: out, tokens };
+    if (tokens <= target || keep === 0) return { pieces: out, tokens };
     keep--;
   }
 }
