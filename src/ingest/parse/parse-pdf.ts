@@ -1,7 +1,8 @@
 // PDF parser, using pdfjs-dist's legacy (Node) build. In Node pdfjs runs its "worker" code in the
 // calling thread (a fake worker), so parsing is CPU work on the caller's thread — the ingest pipeline
 // runs it in an isolated child process (src/ingest/isolation). Per page:
-//   text runs (getTextContent) + graphics (getOperatorList -> pdf-graphics.ts: rules, image placements)
+//   text runs (getTextContent) + graphics (getOperatorList -> pdf-graphics.ts: rules, image placements);
+//      each run's weight from its font's name once the operator list has loaded the fonts (markBold)
 //   -> no text layer? render + OCR the page (pdf-ocr.ts), the OCR'd words become the runs; the OCR of
 //      several pages runs at once (tesseract runs up to the parse limit ocrConcurrency, pages up to
 //      twice that), the rest stays in page order

@@ -1,8 +1,10 @@
 // Typography half of the PDF parser: turns reading-ordered lines of all pages into Blocks. Running
 // headers/footers (same text, digits ignored, near the same y on many pages) and bare page numbers are
 // dropped; the body font size is the character-weighted median line size; lines clearly larger than
-// it (≥ 1.18×) are headings, levelled by distinct size (largest = 1), and short body-size lines
-// numbered like "3.1 Title" are headings one level per number below them; paragraphs break at column/band
+// it (≥ 1.18×) are headings, levelled by distinct size (largest = 1), short body-size lines
+// numbered like "3.1 Title" are headings one level per number below them, and short bold body-size titles
+// standing alone on their row (boldHeading: statement titles and sections of filings) are headings below
+// every size level, where bold is emphasis rather than the body's weight; paragraphs break at column/band
 // changes, size changes, vertical gaps > 1.6× the font size, first-line indents and short
 // sentence-final lines; bullet/number-led lines form list blocks; hyphenated line ends are re-joined.
 // Lines that carry a ready block (tables, figure references) are emitted as that block in place.
