@@ -117,8 +117,7 @@ export class SearchService {
     const renderHits: RenderHit[] = out.hits.map(({ doc, chunks }) => ({ docId: doc.doc_id, title: doc.title, chunks }));
     // Section-heading lines as far as the target leaves room for them; tokens exactly countTokens(context),
     // from the stored per-chunk counts (a cut hit's chunks excepted).
-    const { pieces, tokens } = fitHeadings(renderPieces(renderHits), new Set(out.hits.flatMap((h) => (h.cut ? h.chunks : []))), clampBudget(req.target_tokens, req.max_tokens).target);
-    const context = pieces.map((p) => p.text).join('');
+    const { context, tokens } = fitHeadings(renderPieces(renderHits), new Set(out.hits.flatMap((h) => (h.cut ? h.chunks : []))), clampBudget(req.target_tokens, req.max_tokens).target);
     // Figures and tables of the cited documents (spec: only when return_assets is true and assets exist).
     const cited: CitedDoc[] = out.hits.map(({ doc, chunks }) => ({ docId: doc.doc_id, pages: pagesOf(chunks), content: chunks.map((c) => c.content).join('\n') }));
     const assets = req.return_assets && this.deps.blobs && cited.length ? await assetsForCitedDocs(this.deps.blobs, ctx.projectId, cited) : undefined;

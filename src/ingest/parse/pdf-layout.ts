@@ -137,10 +137,27 @@ function buildSegments(runs: TextRun[], page: number): Line[] {
     }
     if (seg.length) flush();
   }
-  // Alone: no other segment's baseline within 0.8 × the font size (a row label's figures can sit a point or
-  // two off its baseline, in a row of their own).
-  for (const s of segments) s.alone = !segments.some((o) => o !== s && Math.abs(o.y - s.y) < Math.max(s.size, o.size) * 0.8);
+  markAlone(segments);
   return segments;
+}
+
+/**
+ * Set `alone` on each segment: no other segment's baseline within 0.8 × the larger font size (a row label's
+ * figures can sit a point or two off its baseline, in a row of their own). Sorted by baseline, each segment
+ * is compared only with those within 0.8 × the page's largest size of it: O(n log n + pairs that close),
+ * not every pair of the page's segments.
+ */
+function markAlone(segments: Line[]): void {
+  const byY = [...segments].sort((a, b) => a.y - b.y);
+  const reach = 0.8 * Math.max(0, ...segments.map((s) => s.size));
+  for (const s of segments) s.alone = true;
+  for (let i = 0; i < byY.length; i++) {
+    const s = byY[i];
+    for (let j = i + 1; j < byY.length && byY[j].y - s.y < reach; j++) {
+      const o = byY[j];
+      if (o.y - s.y < Math.max(s.size, o.size) * 0.8) s.alone = o.alone = false;
+    }
+  }
 }
 
 /** x of a gutter between two columns, or null when the page reads as one column. */

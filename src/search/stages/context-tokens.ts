@@ -165,23 +165,26 @@ function isSpace(code: number): boolean {
  * @param pieces    renderPieces() of the response
  * @param untrusted as for contextTokens
  * @param target    the request's token target (after clamping to max_tokens)
- * @returns the pieces kept and exactly countTokens() of their concatenation
+ * @returns the pieces kept, their concatenation (the context) and exactly countTokens() of it
  */
-export function fitHeadings(pieces: ContextPiece[], untrusted: ReadonlySet<StoredChunk>, target: number): { pieces: ContextPiece[]; tokens: number } {
-  const all = contextTokens(pieces, untrusted);
-  if (all <= target) return { pieces, tokens: all };
+export function fitHeadings(pieces: ContextPiece[], untrusted: ReadonlySet<StoredChunk>, target: number): { pieces: ContextPiece[]; context: string; tokens: number } {
+  const measured = (ps: ContextPiece[]) => {
+    const context = ps.map((p) => p.text).join('');
+    return { pieces: ps, context, tokens: contextTokens(ps, untrusted, context) };
+  };
+  const all = measured(pieces);
+  if (all.tokens <= target) return all;
   const headings = pieces.filter((p) => p.heading);
-  if (headings.length === 0) return { pieces, tokens: all };
+  if (headings.length === 0) return all;
   // Drop from the end by each line's own count, then confirm exactly (counts need not add up at joins);
   // with every line dropped the context is its content alone, whatever its size.
   let keep = headings.length;
-  let over = all - target;
+  let over = all.tokens - target;
   while (keep > 0 && over > 0) over -= memoCount(headings[--keep].text);
   for (;;) {
     const kept = new Set(headings.slice(0, keep));
-    const out = pieces.filter((p) => !p.heading || kept.has(p));
-    const tokens = contextTokens(out, untrusted);
-    if (tokens <= target || keep === 0) return { pieces: out, tokens };
+    const out = measured(pieces.filter((p) => !p.heading || kept.has(p)));
+    if (out.tokens <= target || keep === 0) return out;
     keep--;
   }
 }
