@@ -43,3 +43,15 @@ test('regions are ordered by their best member, and signals missing everywhere s
   assert.equal(regions[0].signals.ann, null);
   assert.deepEqual(groupRegions([]), []);
 });
+
+test('with a strength predicate, strong chunks group only with strong ones and weak only with weak', () => {
+  // 0..6 of one chunkset: strong 2, 3 and 6; weak 0, 1, 4, 5. Without the predicate it is one region.
+  const fused = [2, 3, 6, 0, 1, 4, 5].map((i, k) => fc('s', i, 0, 0.03 - k * 0.001, 0.5, 1));
+  const strong = (f: FusedChunk) => [2, 3, 6].includes(f.chunk.chunk_index);
+  assert.equal(groupRegions(fused).length, 1);
+  const regions = groupRegions(fused, 1, strong);
+  assert.deepEqual(regions.map((r) => [r.from, r.to]), [[2, 3], [6, 6], [0, 1], [4, 5]]);
+  // A weak chunk never bridges two strong ones: 2 and 4 around weak 3 stay apart even with a gap of one.
+  const bridged = groupRegions([fc('t', 2, 0, 0.03, 0.5, 1), fc('t', 4, 0, 0.02, 0.5, 1), fc('t', 3, 0, 0.01, 0.5, 1)], 1, (f) => f.chunk.chunk_index !== 3);
+  assert.deepEqual(bridged.map((r) => [r.from, r.to]), [[2, 2], [4, 4], [3, 3]]);
+});

@@ -22,7 +22,7 @@
 // Also computed, for the fitting scripts' comparisons only (relative, not used by the shipped model):
 //   bm25_rel = bm25 / best BM25, cos_gap = cos − best cos, bm25_per_term = bm25 / (all words · idf_max),
 //   q_cov_max / q_bm25_max = the query's best coverage / BM25 per matchable word.
-import type { QueryStats, Region } from '../types.ts';
+import type { FusedChunk, QueryStats, Region } from '../types.ts';
 import { RRF_K } from './fuse.ts';
 import { RELEVANCE_MODEL, RELEVANCE_MODEL_NO_PAIRS, type RelevanceModel } from './relevance-model.ts';
 import { isBibliographyRegion } from './section-prior.ts';
@@ -106,6 +106,16 @@ export function regionInput(r: Region): FeatureInput {
     docCoverage: r.docCoverage, coverageInDoc: r.coverageInDoc, titleCoverage: r.titleCoverage, pairCoverage: r.pairCoverage, pairCoverageInPool: r.pairCoverageInPool,
     bm25Rank: best(r.members.map((m) => m.bm25Rank)), annRank: best(r.members.map((m) => m.annRank)),
   };
+}
+
+/** The relevance probability of one candidate chunk on its own (a one-chunk region's score, unrounded). */
+export function chunkScore(f: FusedChunk, stats: QueryStats, model: RelevanceModel = RELEVANCE_MODEL, fallback: RelevanceModel = RELEVANCE_MODEL_NO_PAIRS): number {
+  const input: FeatureInput = {
+    ann: f.ann, bm25: f.bm25, rrf: f.rrf, anchor: f.anchor, coverage: f.coverage,
+    docCoverage: f.docCoverage, coverageInDoc: f.coverageInDoc, titleCoverage: f.titleCoverage, pairCoverage: f.pairCoverage, pairCoverageInPool: f.pairCoverageInPool,
+    bm25Rank: f.bm25Rank, annRank: f.annRank,
+  };
+  return relevanceProbability(relevanceFeatures(input, stats), modelFor(input, model, fallback));
 }
 
 /** BM25 IDF (Robertson–Spärck Jones with +1, as Lucene/tantivy) of a term occurring in 1 of N chunks. */

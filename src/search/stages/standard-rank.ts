@@ -3,13 +3,13 @@
 // (bench/fit-reranker.ts, bench/lib/scifact-candidates.ts) call this, so a stage added here reaches all of
 // them — a model fitted on a different chain than the one that serves would be miscalibrated.
 import type { IndexHit } from '../../storage/namespace-index.ts';
-import type { QueryStats, Region } from '../types.ts';
+import type { FusedChunk, QueryStats, Region } from '../types.ts';
 import type { QuerySentence } from './analyze-query.ts';
 import { withAnchorSimilarity } from './anchor.ts';
 import { withCoverage } from './coverage.ts';
 import { fuseRrf } from './fuse.ts';
-import { groupRegions } from './group-regions.ts';
-import { scoreRegions } from './score.ts';
+import { GROUP_MIN_SCORE, groupRegions, MAX_MERGE_GAP } from './group-regions.ts';
+import { chunkScore, scoreRegions } from './score.ts';
 
 /**
  * Rank the candidates of one query.
@@ -34,7 +34,11 @@ export function rankStandard(vector: IndexHit[] | null, bm25: IndexHit[] | null,
   const { fused, matchable } = withCoverage(withAnchorSimilarity(fuseRrf(vector, bm25), dense ? bm25 : null), opts.groups ?? [], opts.weights, opts.segments, opts.sentences, opts.titles, opts.pairs, opts.pairTerms);
   const maxCoverage = fused.reduce((m, f) => Math.max(m, f.coverage ?? 0), 0);
   const scored = { ...stats, matchable: opts.groups ? matchable : stats.matchable, denseOk: dense, maxCoverage };
-  return { regions: scoreRegions(groupRegions(fused), scored), stats: scored };
+  // A chunk joins a region only with chunks on its side of GROUP_MIN_SCORE (group-regions.ts): in a small
+  // namespace every chunk is a candidate, and without this a document's weak chunks glued its few strong
+  // ones into whole sections that filled the budget.
+  const strong = (f: FusedChunk): boolean => chunkScore(f, scored) >= GROUP_MIN_SCORE;
+  return { regions: scoreRegions(groupRegions(fused, MAX_MERGE_GAP, strong), scored), stats: scored };
 }
 
 /** Least Embedder.coverage of the query for the lexical anchor to be used (a prior, see denseCoverageOk). */
