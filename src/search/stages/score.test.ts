@@ -74,3 +74,16 @@ test('a hit whose phrase pairs are unknown is scored by the model without pair_c
   const p = (held: number) => relevanceProbability(relevanceFeatures({ ...base, pairCoverage: held / 4, pairCoverageInPool: held / 2 }, stats));
   assert.ok(p(0) < p(1) && p(1) < p(2), 'the phrase held adjacent raises the score');
 });
+
+test('chunkScore is the score of the chunk as a one-chunk region (unrounded)', async () => {
+  const { groupRegions } = await import('./group-regions.ts');
+  const { chunkScore } = await import('./score.ts');
+  const f = {
+    chunk: { id: 'd:3', doc_id: 'd', source_job_id: 'j', chunk_index: 3, chunkset_index: 0, page_start: 1, page_end: 1, heading_path: '', content: 'x', token_count: 5 },
+    ann: 0.7, bm25: 6, annRank: 2, bm25Rank: 1, rrf: 2 / (RRF_K + 1.5), vector: null, anchor: 0.8, tokens: null, termHashes: null, coverage: 0.75,
+    docCoverage: 0.8, coverageInDoc: 0.9, titleCoverage: 0.1, pairCoverage: 0.5, pairCoverageInPool: 0.5,
+  };
+  const [region] = scoreRegions(groupRegions([f]), stats);
+  assert.equal(Math.round(chunkScore(f, stats) * 1e4) / 1e4, region.score);
+  assert.ok(chunkScore({ ...f, pairCoverage: null }, stats) !== chunkScore(f, stats), 'unknown pairs: the fallback model');
+});
