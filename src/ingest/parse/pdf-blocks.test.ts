@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { chunkDocument } from '../chunking/chunker.ts';
-import { boldHeading, linesToBlocks } from './pdf-blocks.ts';
+import { boldHeading, linesToBlocks, sentenceFragment } from './pdf-blocks.ts';
 import type { Line } from './pdf-layout.ts';
 import { parserFor } from './test-support.ts';
 
@@ -63,4 +63,36 @@ test('a real 10-K: the capital-expenditure row sits under its statement and sect
   assert.match(headings, /Cash Flows from Investing Activities$/);
   const sheet = chunks.find((c) => c.page_start === 58);
   assert.match(sheet!.heading_path.join(' > '), /Consolidated Balance Sheet/);
+});
+
+test('a sentence fragment is never a heading: lower-case opening or a clause ending', () => {
+  assert.equal(sentenceFragment('quarter, an increase of 10% due to an increase in business volume;'), true);
+  assert.equal(sentenceFragment('the prior year quarter, an increase of 3%; and'), true);
+  assert.equal(sentenceFragment('current 90-day lockup agreement. Johnson & Johnson is under no obligation'), true);
+  assert.equal(sentenceFragment('Consolidated Results'), false);
+  assert.equal(sentenceFragment('2023 financial results'), false, 'a figure first: the title rule decides');
+  assert.equal(sentenceFragment('(d) Exhibits.'), false);
+  assert.equal(sentenceFragment('الملخص التنفيذي'), false, 'scripts without case');
+  y = 700;
+  const lines = [...body(20), line('Quarterly results', { size: 14 }), ...body(2), line('increase of 77%;', { size: 14 }), ...body(2)];
+  assert.deepEqual(linesToBlocks(lines).filter((b) => b.kind === 'heading').map((b) => b.text), ['Quarterly results']);
+});
+
+test('a large line that carries on a bulleted item of its size is the item’s next line, not a heading', () => {
+  y = 700;
+  const lines = [
+    ...body(20),
+    line('• Consolidated net revenues of $3.6 billion, an increase of 18% compared to the', { size: 12 }),
+    line('prior year quarter;', { size: 12, x0: 80 }),
+    line('• Record results for Las Vegas Strip Resorts and', { size: 12 }),
+    line('Regional Operations', { size: 12, x0: 80 }),
+    line('• Net income of $1.4 billion.', { size: 12 }),
+    line('Regional Results', { size: 12 }),
+    ...body(3),
+  ];
+  const blocks = linesToBlocks(lines);
+  assert.deepEqual(blocks.filter((b) => b.kind === 'heading').map((b) => b.text), ['Regional Results'], 'after an item that ended its sentence, a large line is a heading again');
+  const list = blocks.find((b) => b.kind === 'list')!;
+  assert.match(list.text, /compared to the prior year quarter;/);
+  assert.match(list.text, /Strip Resorts and Regional Operations/);
 });

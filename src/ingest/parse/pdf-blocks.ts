@@ -154,12 +154,24 @@ function finish(d: Draft, levels: Map<number, number>, boldLevels: { top: number
   if (d.kind === 'heading') {
     const words = text.split(/\s+/).length;
     const commas = (text.match(/,/g) ?? []).length;
-    if (words <= 25 && commas < 3 && /\p{L}/u.test(text)) {
+    if (words <= 25 && commas < 3 && /\p{L}/u.test(text) && !sentenceFragment(text)) {
       const level = d.bold ? boldLevels[d.bold] : d.level ?? levels.get(d.size) ?? 1;
       return { kind: 'heading', text, level, page: d.page };
     }
   }
   return { kind: 'paragraph', text, page: d.page };
+}
+
+/**
+ * Text that reads as the middle or end of a sentence, not as a title: it opens with a lower-case letter
+ * ("quarter; and", "current 90-day lockup agreement. …") or ends as a clause does (";", ",", "and", "or").
+ * Such lines are large only because their paragraph's type is (the highlights of an earnings release set
+ * in a size above the tables' body size); as headings they left the content and reached every chunk's
+ * heading path ("## quarter, an increase of 10% due to …" in MGM's release). Scripts without case are not
+ * affected by the first test.
+ */
+export function sentenceFragment(text: string): boolean {
+  return /^\p{Ll}/u.test(text) || /(?:[;,]|\s(?:and|or))$/u.test(text);
 }
 
 /** Blocks from reading-ordered lines of the whole document (see the header for the rules). */
@@ -198,10 +210,16 @@ export function linesToBlocks(lines: Line[]): Block[] {
     prevPage = line.page;
     const numLevel = numberedLevel(line);
     const bold = numLevel === undefined && boldOk && boldHeading(line, body);
-    const isHeading = (line.size >= body * HEADING_RATIO && line.text.length <= 200) || numLevel !== undefined || bold;
     const bullet = BULLET.exec(line.text);
-    const numbered = !bullet && NUMBERED.test(line.text) && !isHeading;
     const d = draft as Draft | null;
+    // A large line that carries on a list item of its own size, whose last line did not end a sentence, is
+    // the item's next line, not a heading (an earnings release's highlights are bulleted in a size above
+    // the tables' body size).
+    const carriesItem = d?.kind === 'list' && !bullet && !NUMBERED.test(line.text) && line.page === d.last.page &&
+      !/[.!?:;]["')\]]?$/.test(d.last.text.trim()) &&
+      line.column === d.last.column && Math.abs(line.size - d.last.size) <= 0.75 && d.last.y - line.y <= Math.max(line.size, d.last.size) * 1.6;
+    const isHeading = !carriesItem && ((line.size >= body * HEADING_RATIO && line.text.length <= 200) || numLevel !== undefined || bold);
+    const numbered = !bullet && NUMBERED.test(line.text) && !isHeading;
     let newBlock = !d;
     if (d) {
       const prev = d.last;
