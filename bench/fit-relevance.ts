@@ -7,7 +7,7 @@
 // same total weight, and each (data set, namespace kind) the same total weight, so no set dominates
 // the calibration. Prints the model literal, calibration per set and share of relevant hits ≥ 0.3.
 // Usage:
-//   npx tsx bench/fit-relevance.ts [--collect] [--features cov,bm25_pm,...] [--per-set N] [--langs en,de]
+//   npx tsx bench/fit-relevance.ts [--collect] [--features cov,bm25_pm,...] [--per-set N] [--langs en,de] [--shipped]
 //   --collect re-runs the candidate collection (≈10 min) into bench/results/relevance-rows.json; without
 //   it the cached rows are refitted in seconds.
 import fs from 'node:fs';
@@ -17,6 +17,7 @@ import { repoRoot, writeResult } from './lib/beir.ts';
 import { startBenchApp } from './lib/bench-app.ts';
 import { fitLogistic } from './lib/logistic.ts';
 import { scifactTrainRows, xquadTrainRows, type TrainRow } from './lib/train-sets.ts';
+import { RELEVANCE_MODEL } from '../src/search/stages/relevance-model.ts';
 
 const arg = (n: string, d: string) => { const i = process.argv.indexOf(n); return i >= 0 ? process.argv[i + 1] : d; };
 const FEATURES = arg('--features', 'cov,bm25_pm,cos,dense_off,rrf,anchor_cos').split(',');
@@ -90,7 +91,11 @@ async function main(): Promise<void> {
   const value = (f: Record<string, number>, n: string): number => (n.includes('*') ? n.split('*').reduce((p, m) => p * (f[m] ?? 0), 1) : f[n] ?? 0);
   const X = rows.map((r) => FEATURES.map((n) => value(r.f as unknown as Record<string, number>, n)));
   const y = rows.map((r) => r.y);
-  const w = fitLogistic(X, y, 1, 100, weight);
+  // --shipped: report the shipped model (relevance-model.ts) on these rows instead of fitting one, to compare a
+  // refit with the weights in use on the same rows.
+  const w = process.argv.includes('--shipped')
+    ? [RELEVANCE_MODEL.intercept, ...FEATURES.map((n) => RELEVANCE_MODEL.weights[n as keyof typeof RELEVANCE_MODEL.weights] ?? 0)]
+    : fitLogistic(X, y, 1, 100, weight);
   const prob = (x: number[]) => 1 / (1 + Math.exp(-(w[0] + x.reduce((s, xi, j) => s + xi * w[j + 1], 0))));
   const report: Array<Record<string, unknown>> = [];
   // Reported per kind and per form (plain / wrapped in an instruction): the two forms should score alike.
