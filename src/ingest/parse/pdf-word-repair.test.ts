@@ -36,6 +36,17 @@ test('any cased script; numbers and single letters as words are not touched', ()
   assert.equal(out[3].text, 'Vitamin D b12');
 });
 
+test('capitals split before their last one to three letters are joined by the same rule', () => {
+  const out = repairSplitWords([
+    { kind: 'heading', text: 'FINANCIAL CONDITION AND LIQUIDI TY', level: 2, page: 40 },
+    { kind: 'heading', text: 'CRITICAL ACCOUNTING ESTIMA TES', level: 2, page: 41 },
+    p('Our liquidity and the estimates we make. Apple I and Form S are names; THE CEO spoke.'),
+  ]);
+  assert.equal(out[0].text, 'FINANCIAL CONDITION AND LIQUIDITY');
+  assert.equal(out[1].text, 'CRITICAL ACCOUNTING ESTIMATES');
+  assert.equal(out[2].text, 'Our liquidity and the estimates we make. Apple I and Form S are names; THE CEO spoke.', 'a capital after a mixed-case word starts a word; an unknown join stays');
+});
+
 test('a real EDGAR filing: the statement titles pdfjs splits are whole words again', async () => {
   const parse = parserFor(path.resolve(repoRoot, '../shared/data/qa/financebench/pdfs'));
   const doc = await parse('3M_2018_10K.pdf');

@@ -5,11 +5,17 @@
 // its stem. Which splits are artefacts is decided by the document itself, with no dictionary, so it works
 // in any script with letter case: "Shee t" is joined when the document writes "sheet" elsewhere as one
 // word and never writes "shee" alone; "Flow s" stays (the document writes "flow"), and so does "LLC d".
+// Capitals split before their last one to three letters ("LIQUIDI TY") follow the same rule.
 // Linear in the text: one pass to count the document's words, one to rewrite the candidates.
 import type { Block } from './types.ts';
 
-/** A word of two or more letters, a space, then one lowercase letter that ends the word. */
-const SPLIT = /(?<![\p{L}\p{M}])(\p{L}[\p{L}\p{M}]+) (\p{Ll})(?![\p{L}\p{M}\p{N}])/gu;
+/**
+ * A word of two or more letters, a space, then what ends the word: one lowercase letter ("Shee t"), or in
+ * capitals one to three capital letters ("LIQUIDI TY", "ESTIMA TES", "OPERATI ONS": headings of the same
+ * filings, kerned wider at the end; `joinable` then requires the left part to be all capitals as well).
+ */
+const SPLIT = /(?<![\p{L}\p{M}])(\p{L}[\p{L}\p{M}]+) (\p{Ll}|\p{Lu}{1,3})(?![\p{L}\p{M}\p{N}])/gu;
+const CAPITALS = /^[\p{Lu}\p{M}]+$/u;
 const WORD = /\p{L}[\p{L}\p{M}]*/gu;
 
 /**
@@ -28,9 +34,10 @@ export function repairSplitWords(blocks: Block[]): Block[] {
   }
   if (asLeft.size === 0) return blocks;
   const joinable = (left: string, right: string): boolean => {
+    if (CAPITALS.test(right) && !CAPITALS.test(left)) return false; // "Apple I", "Form S": a capital starts a word
     const l = left.toLowerCase();
     // The left part never stands alone (every occurrence of it is such a split), the joined word does.
-    return (words.get(l) ?? 0) <= (asLeft.get(l) ?? 0) && (words.get(l + right) ?? 0) > 0;
+    return (words.get(l) ?? 0) <= (asLeft.get(l) ?? 0) && (words.get(l + right.toLowerCase()) ?? 0) > 0;
   };
   return blocks.map((b) => {
     let changed = false;
