@@ -67,8 +67,9 @@ test('Thai is segmented into words by Intl.Segmenter', () => {
 
 test('Hindi keeps its vowel signs and nukta (no folding of Devanagari marks)', () => {
   const text = 'पैंथर्स डिफ़ेंस ने कितने अंक दिए?';
+  assert.deepEqual(analyze(text, null), ['पैंथर्स', 'डिफ़ेंस', 'ने', 'कितने', 'अंक', 'दिए']);
   const terms = analyze(text, 'hi');
-  assert.deepEqual(terms, ['पैंथर्स', 'डिफ़ेंस', 'ने', 'कितने', 'अंक', 'दिए']);
+  assert.deepEqual(terms, ['पैंथर्स', 'डिफ़ेंस', 'न', 'कित', 'अंक', 'द'], 'the Snowball Hindi stemmer strips inflectional vowel endings');
   assert.ok(terms[0].includes('\u0948')); // ै vowel sign survived
   assert.ok(terms[1].includes('\u093c')); // nukta survived
 });
@@ -133,4 +134,13 @@ test('analyzeWords groups each written word\'s terms (a compound with its parts)
   for (const text of ['FY2018 COVID19 Rad53-dependent 日本語のテキスト 한국어', 'Die Straße ist schön 2023']) {
     for (const lang of ['en', 'de', null]) assert.deepEqual(analyzeWords(text, lang).flat(), analyze(text, lang));
   }
+});
+
+test('Greek and Hindi are stemmed (Snowball algorithms from @orama/stemmers): inflections share a term', () => {
+  const el = analyze('δάσους δάσος δάση', 'el');
+  assert.equal(new Set(el).size, 1, el.join(' '));
+  assert.doesNotMatch(el[0], /[άέήίόύώ]/u, 'stemmed before accent folding, folded after');
+  const hi = analyze('लड़कों लड़का लड़के', 'hi');
+  assert.equal(new Set(hi).size, 1, hi.join(' '));
+  assert.deepEqual(analyze('δάσους', null), ['δασουσ'], 'without a language: folding only');
 });
