@@ -97,6 +97,25 @@ test('fitHeadings: heading lines are kept while the context fits its target, dro
   assert.ok(dropped > 0 && kept > 0, `${dropped} dropped, ${kept} kept`);
   const tight = randomHits(rng(3)).map((h) => ({ ...h, chunks: h.chunks.map((c) => ({ ...c, heading_path: 'A > B' })) }));
   const bareTokens = countTokens(renderPieces(tight).filter((p) => !p.heading).map((p) => p.text).join(''));
-  assert.ok(fitHeadings(renderPieces(tight), new Set(), 1).pieces.every((p) => !p.heading), 'a context past its target already shows no headings');
+  assert.ok(fitHeadings(renderPieces(tight), new Set(), 1).pieces.every((p) => !p.heading), 'content past its target and max: no headings');
   assert.equal(fitHeadings(renderPieces(tight), new Set(), 1).tokens, bareTokens);
+});
+
+test('fitHeadings: content already past its target (a grown cluster, a lone large hit) keeps its headings up to max', () => {
+  const r = rng(23);
+  for (let trial = 0; trial < 100; trial++) {
+    const hits = randomHits(r).map((h) => ({ ...h, chunks: h.chunks.map((c) => ({ ...c, heading_path: `${h.title} > Part ${c.chunk_index % 3}` })) }));
+    const pieces = renderPieces(hits);
+    const withAll = countTokens(pieces.map((p) => p.text).join(''));
+    const without = countTokens(pieces.filter((p) => !p.heading).map((p) => p.text).join(''));
+    if (withAll === without || without < 2) continue;
+    const target = without - 1;
+    const roomy = fitHeadings(pieces, new Set(), target, withAll);
+    assert.equal(roomy.tokens, withAll, 'every heading fits under max');
+    const max = without + Math.floor(r() * (withAll - without));
+    const out = fitHeadings(pieces, new Set(), target, max);
+    assert.ok(out.tokens <= Math.max(max, without), `${out.tokens} > ${max}`);
+    assert.equal(out.tokens, countTokens(out.pieces.map((p) => p.text).join('')), 'exact count');
+    assert.deepEqual(out.pieces.filter((p) => !p.heading), pieces.filter((p) => !p.heading), 'content is never dropped');
+  }
 });

@@ -160,14 +160,17 @@ function isSpace(code: number): boolean {
 /**
  * The pieces with as many section-heading lines (render.ts, `heading` pieces) as fit: headings are shown
  * on top of the budget the hits were admitted and widened within, so when the context with all of them
- * passes `target` (and its size without them), heading lines are dropped from the last one back until it
- * does not. Content is never dropped for a heading.
+ * passes its limit, heading lines are dropped from the last one back until it does not. The limit is
+ * `target`, or `max` when the content alone already passes `target` (a cluster grown toward `max_tokens`,
+ * a lone hit larger than the target): the budget has left the target for that content, and its section
+ * headings are what says where the content comes from. Content is never dropped for a heading.
  * @param pieces    renderPieces() of the response
  * @param untrusted as for contextTokens
  * @param target    the request's token target (after clamping to max_tokens)
+ * @param max       the request's max_tokens (default `target`)
  * @returns the pieces kept, their concatenation (the context) and exactly countTokens() of it
  */
-export function fitHeadings(pieces: ContextPiece[], untrusted: ReadonlySet<StoredChunk>, target: number): { pieces: ContextPiece[]; context: string; tokens: number } {
+export function fitHeadings(pieces: ContextPiece[], untrusted: ReadonlySet<StoredChunk>, target: number, max = target): { pieces: ContextPiece[]; context: string; tokens: number } {
   const measured = (ps: ContextPiece[]) => {
     const context = ps.map((p) => p.text).join('');
     return { pieces: ps, context, tokens: contextTokens(ps, untrusted, context) };
@@ -176,15 +179,19 @@ export function fitHeadings(pieces: ContextPiece[], untrusted: ReadonlySet<Store
   if (all.tokens <= target) return all;
   const headings = pieces.filter((p) => p.heading);
   if (headings.length === 0) return all;
+  const bare = measured(pieces.filter((p) => !p.heading));
+  const limit = bare.tokens > target ? Math.max(target, max) : target;
+  if (all.tokens <= limit) return all;
   // Drop from the end by each line's own count, then confirm exactly (counts need not add up at joins);
   // with every line dropped the context is its content alone, whatever its size.
   let keep = headings.length;
-  let over = all.tokens - target;
+  let over = all.tokens - limit;
   while (keep > 0 && over > 0) over -= memoCount(headings[--keep].text);
   for (;;) {
+    if (keep === 0) return bare;
     const kept = new Set(headings.slice(0, keep));
     const out = measured(pieces.filter((p) => !p.heading || kept.has(p)));
-    if (out.tokens <= target || keep === 0) return out;
+    if (out.tokens <= limit) return out;
     keep--;
   }
 }
