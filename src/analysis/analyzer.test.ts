@@ -144,3 +144,10 @@ test('Greek and Hindi are stemmed (Snowball algorithms from @orama/stemmers): in
   assert.equal(new Set(hi).size, 1, hi.join(' '));
   assert.deepEqual(analyze('δάσους', null), ['δασουσ'], 'without a language: folding only');
 });
+
+test('a compound kept whole across an apostrophe or underscore also yields its pieces', () => {
+  assert.deepEqual(analyze("Q4'22", 'en'), ["q4'22", 'q4', '22']);
+  assert.deepEqual(analyze('pfizer_2023q2_10q', null), ['pfizer_2023q2_10q', 'pfizer', '2023q2', '10q']);
+  assert.deepEqual(analyze('top_k_10', null), ['top_k_10', 'top', '10'], 'one-letter pieces are noise');
+  assert.deepEqual(analyze("don't max_tokens O'Neil", 'en'), ["don't", 'max_token', "o'neil"], 'words without a digit are untouched');
+});

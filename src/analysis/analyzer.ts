@@ -41,16 +41,38 @@ const MIXED = /\p{L}/u;
  * Word-delimiter split of letter/digit compounds (as Lucene's WordDelimiterGraphFilter with
  * splitOnNumerics and preserveOriginal): after "fy2018" also "fy" and "2018", after "covid19" also "covid"
  * and "19", so "FY2018" matches a table headed "2018". Only when every part has at least 2 characters
- * ("q2", "10k", "b2b" stay whole: their parts would be noise).
+ * ("q2", "10k", "b2b" stay whole: their parts would be noise). A compound the segmenter kept whole across
+ * an apostrophe or underscore is first cut there (joinedParts, seventeenth session).
  * @returns the parts, or null when the term is not split
  */
 function alnumParts(term: string): string[] | null {
   if (!MIXED.test(term) || !/\p{Nd}/u.test(term)) return null;
+  if (JOINER.test(term)) return joinedParts(term);
   const parts = term.match(LETTERS_OR_DIGITS);
   if (!parts || parts.length < 2 || parts.join('') !== term || parts.some((p) => p.length < 2)) return null;
   return parts;
 }
 const HAS_LETTER = /\p{L}/u;
+/** Characters the word segmenter keeps inside a word between letters and digits: apostrophe, underscore. */
+const JOINER = /['_]/u;
+
+/**
+ * Parts of a letter/digit compound that the segmenter kept whole across an apostrophe or underscore
+ * ("Q2'2023", "FY'24", "pfizer_2023q2_10q"): its pieces between joiners of two characters or more, each
+ * followed by its own letter/digit parts (alnumParts), so "Q2'2023" also matches "Q2" and "2023".
+ * @returns the parts in order, or null when fewer than two pieces qualify
+ */
+function joinedParts(term: string): string[] | null {
+  const pieces = term.split(/['_]+/u).filter((p) => p.length >= 2);
+  if (pieces.length < 2) return null;
+  const out: string[] = [];
+  for (const p of pieces) {
+    out.push(p);
+    const sub = JOINER.test(p) ? null : alnumParts(p);
+    if (sub) out.push(...sub);
+  }
+  return out;
+}
 
 /**
  * Analyse text into index terms.
