@@ -55,6 +55,7 @@ function alnumParts(term: string): string[] | null {
 const HAS_LETTER = /\p{L}/u;
 /** Characters the word segmenter keeps inside a word between letters and digits: apostrophe, underscore. */
 const JOINER = /['_]/u;
+const JOINERS = /['_]+/u;
 
 /**
  * Parts of a letter/digit compound that the segmenter kept whole across an apostrophe or underscore
@@ -63,12 +64,12 @@ const JOINER = /['_]/u;
  * @returns the parts in order, or null when fewer than two pieces qualify
  */
 function joinedParts(term: string): string[] | null {
-  const pieces = term.split(/['_]+/u).filter((p) => p.length >= 2);
+  const pieces = term.split(JOINERS).filter((p) => p.length >= 2);
   if (pieces.length < 2) return null;
   const out: string[] = [];
   for (const p of pieces) {
     out.push(p);
-    const sub = JOINER.test(p) ? null : alnumParts(p);
+    const sub = alnumParts(p); // a piece holds no joiner: the plain letter/digit split
     if (sub) out.push(...sub);
   }
   return out;

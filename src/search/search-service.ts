@@ -20,9 +20,6 @@ import { denseCoverageOk, rankStandard } from './stages/standard-rank.ts';
 import { chunkTokens, fillText, fitChunks, hydrateChunks, pagesOf, variantChunks } from './stages/hit-content.ts';
 import { renderContext, renderPieces, type RenderHit } from './stages/render.ts';
 import { fitHeadings, HeaderTokenCache } from './stages/context-tokens.ts';
-
-/** fitHeadings' target and max from a clamped budget. */
-const budgetLimits = (b: { target: number; max: number }): [number, number] => [b.target, b.max];
 import { retrieve } from './stages/retrieve.ts';
 import { TitleTermsCache } from './stages/title-terms.ts';
 import { widenHits } from './stages/widen.ts';
@@ -118,9 +115,10 @@ export class SearchService {
       return { results, query: req.query, namespace: ctx.namespace, result_count: results.length, results_dropped: out.dropped, detected_lang: out.detectedLang };
     }
     const renderHits: RenderHit[] = out.hits.map(({ doc, chunks }) => ({ docId: doc.doc_id, title: doc.title, chunks }));
-    // Section-heading lines as far as the target leaves room for them; tokens exactly countTokens(context),
-    // from the stored per-chunk counts (a cut hit's chunks excepted).
-    const { context, tokens } = fitHeadings(renderPieces(renderHits), new Set(out.hits.flatMap((h) => (h.cut ? h.chunks : []))), ...budgetLimits(clampBudget(req.target_tokens, req.max_tokens)));
+    // Section-heading lines as far as the target (or max, for content already past it) leaves room for them;
+    // tokens exactly countTokens(context), from the stored per-chunk counts (a cut hit's chunks excepted).
+    const budget = clampBudget(req.target_tokens, req.max_tokens);
+    const { context, tokens } = fitHeadings(renderPieces(renderHits), new Set(out.hits.flatMap((h) => (h.cut ? h.chunks : []))), budget.target, budget.max);
     // Figures and tables of the cited documents (spec: only when return_assets is true and assets exist).
     const cited: CitedDoc[] = out.hits.map(({ doc, chunks }) => ({ docId: doc.doc_id, pages: pagesOf(chunks), content: chunks.map((c) => c.content).join('\n') }));
     const assets = req.return_assets && this.deps.blobs && cited.length ? await assetsForCitedDocs(this.deps.blobs, ctx.projectId, cited) : undefined;

@@ -180,7 +180,7 @@ export function fitHeadings(pieces: ContextPiece[], untrusted: ReadonlySet<Store
   const headings = pieces.filter((p) => p.heading);
   if (headings.length === 0) return all;
   const bare = measured(pieces.filter((p) => !p.heading));
-  const limit = bare.tokens > target ? Math.max(target, max) : target;
+  const limit = max > target && bare.tokens > target ? max : target;
   if (all.tokens <= limit) return all;
   // Drop from the end by each line's own count, then confirm exactly (counts need not add up at joins);
   // with every line dropped the context is its content alone, whatever its size.
