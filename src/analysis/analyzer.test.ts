@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { analyze, analyzeWords, detectLanguage, initAnalysis } from './analyzer.ts';
 import { splitPieces } from './segment.ts';
+import { MAX_STEM_LENGTH, stemmerFor } from './stemmers.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const beir = path.resolve(repoRoot, '../shared/data/beir');
@@ -143,6 +144,33 @@ test('Greek and Hindi are stemmed (Snowball algorithms from @orama/stemmers): in
   const hi = analyze('लड़कों लड़का लड़के', 'hi');
   assert.equal(new Set(hi).size, 1, hi.join(' '));
   assert.deepEqual(analyze('δάσους', null), ['δασουσ'], 'without a language: folding only');
+});
+
+test('Ukrainian, Indonesian/Malay, Lithuanian, Nepali and Serbian/Croatian are stemmed: inflections share a term', () => {
+  const cases: Array<[string, string]> = [
+    ['uk', 'міста місто містах'],
+    ['id', 'perjalanan berjalan jalan'],
+    ['ms', 'perjalanan berjalan jalan'],
+    ['lt', 'knygos knyga knygomis'],
+    ['ne', 'किताबहरू किताब किताबको'],
+    ['sr', 'knjige knjiga knjigama'],
+    ['hr', 'knjige knjiga knjigama'],
+  ];
+  for (const [lang, text] of cases) {
+    const terms = analyze(text, lang);
+    assert.equal(new Set(terms).size, 1, `${lang}: ${terms.join(' ')}`);
+  }
+  // The Serbian algorithm reads both scripts: Cyrillic and Latin spellings meet.
+  assert.deepEqual(analyze('градова', 'sr'), analyze('gradova', 'sr'));
+  // Bulgarian has no stemmer (Orama's throws on strings; stemmers.ts): lower-cased and folded only.
+  assert.deepEqual(analyze('потери', 'bg'), ['потери']);
+});
+
+test('a word longer than MAX_STEM_LENGTH is not stemmed (bounds stemmers that are not linear in the word)', () => {
+  const long = 'міст'.repeat(MAX_STEM_LENGTH) + 'ах';
+  assert.deepEqual(analyze(long, 'uk'), [long]);
+  assert.deepEqual(stemmerFor('uk')!(long), long);
+  assert.notEqual(stemmerFor('uk')!('містах'), 'містах');
 });
 
 test('a compound kept whole across an apostrophe or underscore also yields its pieces', () => {
