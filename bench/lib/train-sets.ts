@@ -54,7 +54,7 @@ async function collect(app: BenchApp, set: string, docs: BeirDoc[], qs: Q[], out
       if (!r.stats) continue;
       for (const reg of r.regions) {
         const content = reg.chunks.map((c) => c.content).join('\n');
-        out.push({ set, query: `${q.id}|${text === q.text ? 'plain' : 'wrapped'}`, f: relevanceFeatures(regionInput(reg), r.stats), y: q.judge(reg.docId, content) ? 1 : 0, q: { n: r.stats.chunkCount, terms: r.stats.termCount, matchable: r.stats.matchable } });
+        out.push({ set, query: `${q.id}|${text === q.text ? 'plain' : 'wrapped'}`, f: relevanceFeatures(regionInput(reg), reg.stats ?? r.stats), y: q.judge(reg.docId, content) ? 1 : 0, q: { n: r.stats.chunkCount, terms: r.stats.termCount, matchable: r.stats.matchable } });
       }
     }
   }

@@ -147,6 +147,11 @@ export interface Region {
   /** Highest phrase-pair coverage of the members (stages/coverage.ts); null when no member stores pairs. */
   pairCoverage?: number | null;
   pairCoverageInPool?: number | null;
+  /**
+   * The query statistics the region was scored with when they are not the query's: a region of a document
+   * the query names is scored among that document's candidates only (stages/standard-rank.ts).
+   */
+  stats?: QueryStats;
   /** Relevance probability 0..1 (stages/score.ts). */
   score: number;
   /** Content chunks ordered by chunk_index (core only before expansion). */

@@ -197,3 +197,26 @@ test('instruction sentences: dropped, and not the bar, when a sentence that is n
   const onlyInstructions = withCoverage(pool, groups, [], [[2, 3, 4], [0, 1]], [{ ...instruction, instruction: true }, { ...claim, instruction: true }]);
   assert.deepEqual(onlyInstructions.fused.map((f) => f.coverage), plain.fused.map((f) => f.coverage), 'a query made only of instructions is weighed as before');
 });
+
+test('named documents: a query word that only some documents\' labels hold and no other document holds names them', () => {
+  const chunk = (id: string, doc: string, tokens: string): FusedChunk => ({ ...fc(id, tokens), chunk: { ...fc(id, tokens).chunk, doc_id: doc } });
+  // Labels are indexed with every chunk (chunk-rows.ts), so a label word is in each of its document's chunks.
+  const pool = [chunk('m1', 'MGM', 'mgm interest expense'), chunk('m2', 'MGM', 'mgm revenue'), chunk('a1', 'AMCOR', 'amcor adjusted ebit numerator'), chunk('t1', '3M', '3m numerator denominator')];
+  const titles = new Map([['MGM', 'mgm 2022 earnings'], ['AMCOR', 'amcor 2023 10k'], ['3M', '3m 2018 10k']]);
+  const groups = [['mgm'], ['interest'], ['numerator'], ['ebit']];
+  assert.deepEqual([...withCoverage(pool, groups, [], [], [], titles).named!], ['MGM']);
+  // A word another document's text holds names nothing ("amcor" written in 3M's filing).
+  const mentioned = [...pool.slice(0, 3), chunk('t1', '3M', '3m amcor numerator')];
+  assert.equal(withCoverage(mentioned, [['amcor'], ['numerator']], [], [], [], titles).named, null);
+  // A word every label holds names nothing; no titles, one document: nothing.
+  assert.equal(withCoverage(pool, [['10k'], ['numerator']], [], [], [], new Map([['MGM', 'mgm 10k'], ['AMCOR', 'amcor 10k'], ['3M', '3m 10k']])).named, null);
+  assert.equal(withCoverage(pool, groups).named, null);
+  assert.equal(withCoverage(pool.slice(0, 2), groups, [], [], [], titles).named, null);
+  // Two naming words: the documents both name; none in common: nothing.
+  const two = new Map([...titles, ['AMCOR', 'amcor mgm']]);
+  const both = [chunk('m1', 'MGM', 'mgm 2022'), chunk('a1', 'AMCOR', 'amcor mgm'), chunk('t1', '3M', '3m numerator')];
+  assert.deepEqual([...withCoverage(both, [['mgm'], ['amcor']], [], [], [], two).named!], ['AMCOR']);
+  assert.equal(withCoverage(both, [['3m'], ['amcor']], [], [], [], two).named, null);
+  // A word that weighs 0 (in a dropped instruction sentence) names nothing.
+  assert.equal(withCoverage(pool, groups, [0, 1, 1, 1], [], [], titles).named, null);
+});

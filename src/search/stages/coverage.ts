@@ -92,10 +92,11 @@ export const SENTENCE_DROP = 0.75;
  *                  `pairCoverageInPool` (file header; null on chunks that store no pair hashes)
  * @param pairTerms per pair, the stored term pairs that hold it (analyze-query.ts `pairTerms`); default
  *                  every combination of the two groups' terms
- * @returns new FusedChunk objects in the same order, and the summed query weight of the words that occur
- *          in the pool at all (the "matchable" query length)
+ * @returns new FusedChunk objects in the same order, the summed query weight of the words that occur
+ *          in the pool at all (the "matchable" query length), and the documents the query names
+ *          (namedDocuments; null when it names none)
  */
-export function withCoverage(fused: FusedChunk[], groups: string[][], weights: number[] = [], segments: number[][] = [], sentences: QuerySentence[] = [], titles?: ReadonlyMap<string, string>, pairs: Array<[number, number]> = [], pairTerms?: Array<Array<[string, string]>>): { fused: FusedChunk[]; matchable: number } {
+export function withCoverage(fused: FusedChunk[], groups: string[][], weights: number[] = [], segments: number[][] = [], sentences: QuerySentence[] = [], titles?: ReadonlyMap<string, string>, pairs: Array<[number, number]> = [], pairTerms?: Array<Array<[string, string]>>): { fused: FusedChunk[]; matchable: number; named: Set<string> | null } {
   // Which groups each candidate holds: a lookup of each query term in its stored term hashes, or (rows
   // written before those were stored) one pass over its stored term string (termMatcher).
   let holds: ((tokens: string, h: boolean[]) => void) | undefined; // built only for rows without hashes
@@ -144,11 +145,13 @@ export function withCoverage(fused: FusedChunk[], groups: string[][], weights: n
   };
   const docMass = new Map([...docHas].map(([d, h]) => [d, massOf(h)]));
   const titleMass = new Map<string, number>();
+  const titleHas = new Map<string, boolean[]>();
   if (titles) {
     const scan = (holds ??= termMatcher(groups));
     for (const [d, terms] of titles) {
       const h = new Array<boolean>(groups.length).fill(false);
       scan(terms, h);
+      titleHas.set(d, h);
       titleMass.set(d, massOf(h));
     }
   }
@@ -163,7 +166,34 @@ export function withCoverage(fused: FusedChunk[], groups: string[][], weights: n
     const pair = shares === null ? { all: coverage, inPool: coverage } : shares[i];
     return { ...f, coverage, docCoverage: total > 0 ? dm / total : 0, coverageInDoc: dm > 0 ? got / dm : 0, titleCoverage: tm === undefined ? null : total > 0 ? tm / total : 0, pairCoverage: pair?.all ?? null, pairCoverageInPool: pair?.inPool ?? null };
   });
-  return { fused: out, matchable };
+  return { fused: out, matchable, named: namedDocuments(docHas, titleHas, idf) };
+}
+
+/**
+ * The documents a query names: for a query word that some pool documents' labels hold (title, file name;
+ * title-terms.ts) and that no other pool document holds anywhere, those documents; over several such
+ * words, the documents every one of them names. "What was MGM's interest coverage ratio …" over ten
+ * filings names MGM's release: "mgm" is in its label, and no other filing writes it. Null when no word
+ * names a proper subset of the pool's documents (one document, or a word every label holds), or when the
+ * words name no document together.
+ * Cost: O(documents · words) over the pool's documents.
+ * @param docHas   doc_id → which query words the union of its candidates holds (labels are indexed with
+ *                 every chunk, chunk-rows.ts, so a label word is held by all of its document's candidates)
+ * @param titleHas doc_id → which query words its label holds
+ * @param weight   per query word, its weight (0 = not counted: unmatched, or in a dropped instruction)
+ */
+export function namedDocuments(docHas: ReadonlyMap<string, boolean[]>, titleHas: ReadonlyMap<string, boolean[]>, weight: number[]): Set<string> | null {
+  const docs = [...docHas.keys()];
+  if (docs.length < 2 || titleHas.size === 0) return null;
+  let named: Set<string> | null = null;
+  for (let w = 0; w < weight.length; w++) {
+    if (!(weight[w] > 0)) continue;
+    const labelled = docs.filter((d) => titleHas.get(d)?.[w] === true);
+    if (labelled.length === 0 || labelled.length === docs.length) continue;
+    if (docs.some((d) => docHas.get(d)![w] && titleHas.get(d)?.[w] !== true)) continue;
+    named = named === null ? new Set(labelled) : new Set(labelled.filter((d) => named!.has(d)));
+  }
+  return named !== null && named.size > 0 ? named : null;
 }
 
 /** Hash bits kept: 30, so that Map keys stay small integers (V8 Smis) instead of heap numbers. */

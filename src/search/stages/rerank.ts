@@ -34,7 +34,7 @@ export function advancedScore(output: Reranker['info']['output'], raw: number, s
 /** The passage a reranker sees for a hit: its retrieved chunks (before expansion) and their heading path. */
 export function rerankCandidate(r: Region, stats: QueryStats, fallbackTitle: string): RerankCandidate {
   const chunks = [...r.chunks].sort((a, b) => a.chunk_index - b.chunk_index);
-  const features = relevanceFeatures(regionInput(r), stats);
+  const features = relevanceFeatures(regionInput(r), r.stats ?? stats);
   return {
     title: chunks[0]?.heading_path || fallbackTitle,
     text: chunks.map((c) => c.content.trim()).join('\n\n'),

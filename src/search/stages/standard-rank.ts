@@ -29,16 +29,61 @@ import { chunkScore, scoreRegions } from './score.ts';
  * @returns scored regions, best first (score.ts scoreRegions order), and the statistics they were scored
  *          with (later stages such as the reranker compute features from the same)
  */
-export function rankStandard(vector: IndexHit[] | null, bm25: IndexHit[] | null, stats: QueryStats, opts: { anchor?: boolean; groups?: string[][]; weights?: number[]; segments?: number[][]; sentences?: QuerySentence[]; titles?: ReadonlyMap<string, string>; pairs?: Array<[number, number]>; pairTerms?: Array<Array<[string, string]>> } = {}): { regions: Region[]; stats: QueryStats } {
+export function rankStandard(vector: IndexHit[] | null, bm25: IndexHit[] | null, stats: QueryStats, opts: RankOptions = {}): { regions: Region[]; stats: QueryStats } {
   const dense = opts.anchor !== false;
-  const { fused, matchable } = withCoverage(withAnchorSimilarity(fuseRrf(vector, bm25), dense ? bm25 : null), opts.groups ?? [], opts.weights, opts.segments, opts.sentences, opts.titles, opts.pairs, opts.pairTerms);
+  const { fused, matchable, named } = withCoverage(withAnchorSimilarity(fuseRrf(vector, bm25), dense ? bm25 : null), opts.groups ?? [], opts.weights, opts.segments, opts.sentences, opts.titles, opts.pairs, opts.pairTerms);
   const maxCoverage = fused.reduce((m, f) => Math.max(m, f.coverage ?? 0), 0);
   const scored = { ...stats, matchable: opts.groups ? matchable : stats.matchable, denseOk: dense, maxCoverage };
   // A chunk joins a region only with chunks on its side of GROUP_MIN_SCORE (group-regions.ts): in a small
   // namespace every chunk is a candidate, and without this a document's weak chunks glued its few strong
   // ones into whole sections that filled the budget.
   const strong = (f: FusedChunk): boolean => chunkScore(f, scored) >= GROUP_MIN_SCORE;
-  return { regions: scoreRegions(groupRegions(fused, MAX_MERGE_GAP, strong), scored), stats: scored };
+  const regions = scoreRegions(groupRegions(fused, MAX_MERGE_GAP, strong), scored);
+  if (!named || opts.scoped) return { regions, stats: scored };
+  return { regions: withNamedScope(regions, named, vector, bm25, stats, opts), stats: scored };
+}
+
+/** Options of rankStandard (see its parameters). */
+export interface RankOptions {
+  anchor?: boolean;
+  groups?: string[][];
+  weights?: number[];
+  segments?: number[][];
+  sentences?: QuerySentence[];
+  titles?: ReadonlyMap<string, string>;
+  pairs?: Array<[number, number]>;
+  pairTerms?: Array<Array<[string, string]>>;
+  /** Set on the ranking of a named scope itself (no second scoping). */
+  scoped?: boolean;
+}
+
+/**
+ * The regions of the documents a query names (coverage.ts namedDocuments) scored as a search in those
+ * documents would score them: among their own candidates, whose words set the matchable query length,
+ * pool IDF and document coverage. Over a namespace of ten filings, "What was MGM's interest coverage ratio
+ * using FY2022 Adjusted EBIT …" spreads its words over every filing ("numerator" and "EBIT" are 10-K words),
+ * so each chunk covers little of the query and MGM's evidence scored 0.025 (rank 15); scoped to MGM's
+ * release, it scores as `searchInDoc` scores it. A named document's region keeps the better of its two scores;
+ * other documents' regions keep theirs. The scoped ranking reads the same candidate lists (no engine call);
+ * a chunk of a named document that a full list left out is imputed the whole list's floor, as before.
+ * @returns every region, the named documents' from the scoped ranking (with `stats` set), best first
+ */
+function withNamedScope(regions: Region[], named: Set<string>, vector: IndexHit[] | null, bm25: IndexHit[] | null, stats: QueryStats, opts: RankOptions): Region[] {
+  const inScope = (hits: IndexHit[] | null) => hits && hits.filter((h) => named.has(h.chunk.doc_id));
+  const v = inScope(vector);
+  const b = inScope(bm25);
+  const base: QueryStats = {
+    ...stats,
+    maxBm25: b && b.length ? Math.max(...b.map((h) => h.score)) : 0,
+    maxAnn: v && v.length ? Math.max(...v.map((h) => h.score)) : null,
+  };
+  const scoped = rankStandard(v, b, base, { ...opts, scoped: true });
+  const global = new Map(regions.filter((r) => named.has(r.docId)).map((r) => [`${r.docId}:${r.chunksetIndex}:${r.from}`, r.score]));
+  for (const r of scoped.regions) {
+    r.stats = scoped.stats;
+    r.score = Math.max(r.score, global.get(`${r.docId}:${r.chunksetIndex}:${r.from}`) ?? 0);
+  }
+  return [...regions.filter((r) => !named.has(r.docId)), ...scoped.regions].sort((a, c) => c.score - a.score || a.fusedRank - c.fusedRank);
 }
 
 /** Least Embedder.coverage of the query for the lexical anchor to be used (a prior, see denseCoverageOk). */

@@ -1,0 +1,45 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { IndexHit, StoredChunk } from '../../storage/namespace-index.ts';
+import { queryStats } from './fuse.ts';
+import { rankStandard } from './standard-rank.ts';
+
+const chunk = (doc: string, i: number, content: string): StoredChunk => ({
+  id: `${doc}:${i}`, doc_id: doc, source_job_id: 'j', chunk_index: i, chunkset_index: 0,
+  page_start: i + 1, page_end: i + 1, heading_path: '', content, token_count: 10,
+});
+/** A BM25 hit whose stored terms are its label word plus its text (labels are indexed with every chunk). */
+const hit = (doc: string, i: number, terms: string, score: number): IndexHit => ({ chunk: chunk(doc, i, terms), score, tokens: terms });
+
+test('a document the query names is scored among its own candidates; other documents keep their scores', () => {
+  // "mgm interest coverage numerator ebit": the 10-Ks hold the common words, MGM's release the name.
+  const bm25 = [
+    hit('AMCOR', 0, 'amcor adjusted ebit numerator coverage', 9),
+    hit('3M', 0, '3m numerator denominator coverage', 8),
+    hit('MGM', 0, 'mgm interest expense coverage', 7),
+    hit('MGM', 5, 'mgm casino revenue', 3),
+    hit('AMCOR', 7, 'amcor interest', 2),
+  ];
+  const groups = [['mgm'], ['interest'], ['coverage'], ['numerator'], ['ebit']];
+  const titles = new Map([['MGM', 'mgm 2022 release'], ['AMCOR', 'amcor 2023 10k'], ['3M', '3m 2018 10k']]);
+  const stats = queryStats(null, bm25, true, groups.length, 1000);
+  const plain = rankStandard(null, bm25, stats, { groups }).regions;
+  const named = rankStandard(null, bm25, stats, { groups, titles }).regions;
+  const score = (rs: typeof plain, id: string) => rs.find((r) => `${r.docId}:${r.from}` === id)!.score;
+  assert.ok(score(named, 'MGM:0') > score(plain, 'MGM:0'), `MGM's evidence gains (${score(plain, 'MGM:0')} -> ${score(named, 'MGM:0')})`);
+  assert.equal(named[0].docId, 'MGM');
+  assert.ok(named.find((r) => r.docId === 'MGM')!.stats, 'a scoped region carries the statistics it was scored with');
+  for (const id of ['AMCOR:0', '3M:0', 'AMCOR:7']) assert.equal(score(named, id), score(plain, id), `${id} keeps its score`);
+  assert.equal(named.length, plain.length, 'every region is returned once');
+  for (let i = 1; i < named.length; i++) assert.ok(named[i - 1].score >= named[i].score, 'best first');
+});
+
+test('no named document (a word every label holds, or one document): no region is rescored', () => {
+  const bm25 = [hit('A', 0, 'alpha insulin', 5), hit('B', 0, 'beta insulin', 4)];
+  const groups = [['insulin']];
+  const stats = queryStats(null, bm25, true, 1, 100);
+  const titled = rankStandard(null, bm25, stats, { groups, titles: new Map([['A', 'insulin a'], ['B', 'insulin b']]) }).regions;
+  assert.ok(titled.every((r) => r.stats === undefined));
+  const one = rankStandard(null, bm25.slice(0, 1), stats, { groups: [['alpha']], titles: new Map([['A', 'alpha']]) }).regions;
+  assert.ok(one.every((r) => r.stats === undefined));
+});
