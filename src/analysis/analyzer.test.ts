@@ -173,6 +173,11 @@ test('a word longer than MAX_STEM_LENGTH is not stemmed (bounds stemmers that ar
   assert.notEqual(stemmerFor('uk')!('містах'), 'містах');
 });
 
+test('a word a stemmer strips entirely is kept as it is, not dropped', () => {
+  // Snowball Czech maps the ending-only word "ých" to ''.
+  assert.deepEqual(analyze('ých', 'cs'), ['ych']);
+});
+
 test('a compound kept whole across an apostrophe or underscore also yields its pieces', () => {
   assert.deepEqual(analyze("Q4'22", 'en'), ["q4'22", 'q4', '22']);
   assert.deepEqual(analyze('pfizer_2023q2_10q', null), ['pfizer_2023q2_10q', 'pfizer', '2023q2', '10q']);

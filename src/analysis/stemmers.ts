@@ -138,7 +138,8 @@ export function stemmerFor(lang: string | null): StemFn | null {
       if (word.length > MAX_STEM_LENGTH) return word;
       let s = memo.get(word);
       if (s === undefined) {
-        s = stemmer.stem(word);
+        // A stemmer that strips a whole word ('' from some Arabic, Czech and Irish inputs) would drop it.
+        s = stemmer.stem(word) || word;
         if (memo.size >= MEMO_LIMIT) memo.clear();
         memo.set(word, s);
       }
