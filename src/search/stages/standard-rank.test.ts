@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IndexHit, StoredChunk } from '../../storage/namespace-index.ts';
 import { queryStats } from './fuse.ts';
-import { rankStandard } from './standard-rank.ts';
+import { MIN_SCOPE_CANDIDATES, rankStandard } from './standard-rank.ts';
 
 const chunk = (doc: string, i: number, content: string): StoredChunk => ({
   id: `${doc}:${i}`, doc_id: doc, source_job_id: 'j', chunk_index: i, chunkset_index: 0,
@@ -17,7 +17,8 @@ test('a document the query names is scored among its own candidates; other docum
     hit('AMCOR', 0, 'amcor adjusted ebit numerator coverage', 9),
     hit('3M', 0, '3m numerator denominator coverage', 8),
     hit('MGM', 0, 'mgm interest expense coverage', 7),
-    hit('MGM', 5, 'mgm casino revenue', 3),
+    // The release's other candidates: a scope needs MIN_SCOPE_CANDIDATES passages to rank among.
+    ...[5, 6, 7, 8].map((i) => hit('MGM', i, `mgm casino revenue ${i}`, 3)),
     hit('AMCOR', 7, 'amcor interest', 2),
   ];
   const groups = [['mgm'], ['interest'], ['coverage'], ['numerator'], ['ebit']];
@@ -42,4 +43,12 @@ test('no named document (a word every label holds, or one document): no region i
   assert.ok(titled.every((r) => r.stats === undefined));
   const one = rankStandard(null, bm25.slice(0, 1), stats, { groups: [['alpha']], titles: new Map([['A', 'alpha']]) }).regions;
   assert.ok(one.every((r) => r.stats === undefined));
+});
+
+test('named documents with fewer than MIN_SCOPE_CANDIDATES candidates are not scored again (a degenerate scope)', () => {
+  const bm25 = [hit('AMCOR', 0, 'amcor ebit numerator', 9), hit('3M', 0, '3m numerator', 8), ...Array.from({ length: MIN_SCOPE_CANDIDATES - 1 }, (_, i) => hit('MGM', i, `mgm interest ${i}`, 5 - i))];
+  const groups = [['mgm'], ['interest'], ['numerator'], ['ebit']];
+  const titles = new Map([['MGM', 'mgm release'], ['AMCOR', 'amcor 10k'], ['3M', '3m 10k']]);
+  const regions = rankStandard(null, bm25, queryStats(null, bm25, true, groups.length, 1000), { groups, titles }).regions;
+  assert.ok(regions.every((r) => r.stats === undefined));
 });
