@@ -1,7 +1,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { initAnalysis } from '../../analysis/analyzer.ts';
-import { analyseQuery, closedWordForms, denseQueryText, FOCUS_OUTSIDE_WEIGHT, MAX_CLOSED_PAIRS, questionFocus, termBoosts } from './analyze-query.ts';
+import { analyseQuery, closedWordForms, denseQueryText, FOCUS_OUTSIDE_WEIGHT, isQuestion, MAX_CLOSED_PAIRS, questionFocus, termBoosts } from './analyze-query.ts';
 
 before(() => initAnalysis());
 
@@ -165,4 +165,12 @@ test('instruction sentences: a sentence that is not a question and holds an inst
   assert.deepEqual(asked.sentences.map((s) => [s.question, s.instruction]), [[false, true], [true, false], [false, true]], 'a question is never an instruction');
   assert.deepEqual(analyseQuery('Please list the revenue of 3M in 2018. Use the annual report.', 'en').sentences.map((s) => s.instruction), [false, false], '"please" alone does not make an instruction');
   assert.deepEqual(analyseQuery('The immune response to the vaccine wanes after six months.', 'en').sentences.map((s) => s.instruction), [false]);
+});
+
+test('Greek questions end in ";" (the Greek question mark): a wrapped Greek question is embedded alone', () => {
+  const q = 'Ποια χρονιά πέθανε ο Τέσλα;';
+  assert.ok(isQuestion(q) && isQuestion('Ποια χρονιά πέθανε ο Τέσλα\u037e') && isQuestion('What year?') && isQuestion('متى؟'));
+  assert.ok(!isQuestion('Revenue rose; costs fell;'), 'a ";" ends a question only in Greek text');
+  assert.equal(denseQueryText(`Assume you are an analyst preparing a briefing. ${q} Answer using the details in the provided documents.`), q);
+  assert.equal(denseQueryText(`You are a helpful assistant. Using only the information available in the provided documents, answer the following question as precisely as possible: ${q}`), q);
 });

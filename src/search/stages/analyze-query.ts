@@ -10,7 +10,7 @@
 import { analyze, analyzeWords, detectLanguage } from '../../analysis/analyzer.ts';
 import { instructionMarkerTerms, promptTerms, stopTerms } from '../../analysis/stopwords.ts';
 
-/** One sentence of a query: its word groups and whether it is a question (ends in ?, ？ or ؟). */
+/** One sentence of a query: its word groups and whether it is a question (isQuestion). */
 export interface QuerySentence {
   groups: number[];
   question: boolean;
@@ -85,11 +85,23 @@ export const FOCUS_OUTSIDE_WEIGHT = 0.5;
 /**
  * Sentence/clause boundaries: . ! ? : ; after two characters that are neither space nor dot, followed by
  * whitespace (so "U.S. dollars", "e.g. this" and "3.5" stay whole), the CJK
- * and Arabic terminators, line breaks. A segment ending in a question mark (Latin, fullwidth, Arabic) is a
- * question.
+ * and Arabic terminators, line breaks. A segment ending in a question mark is a question (isQuestion).
  */
-const BOUNDARY = /(?<=[^\s.]{2}[.!?:;])\s+|(?<=[。！？؟])\s*|\n+/;
-const QUESTION_END = /[?？؟]$/;
+const BOUNDARY = /(?<=[^\s.]{2}[.!?:;\u037e])\s+|(?<=[。！？؟])\s*|\n+/;
+const QUESTION_END = /[?？؟\u037e\u1367]$/;
+/** Greek writes its question mark as ";" (U+037E, which NFKC and most keyboards make U+003B). */
+const GREEK = /[\u0370-\u03ff\u1f00-\u1fff]/u;
+
+/**
+ * Whether a segment is a question: it ends in a question mark (Latin, fullwidth, Arabic, Greek U+037E,
+ * Ethiopic), or it is Greek text ending in ";", the Greek question mark. Before the Greek case, "Ποια
+ * χρονιά πέθανε ο Τέσλα;" wrapped in English instructions was not a question: the whole query, English
+ * instructions included, was embedded, so a Greek question got dense features from its wrapper's words.
+ */
+export function isQuestion(segment: string): boolean {
+  return QUESTION_END.test(segment) || (segment.endsWith(';') && GREEK.test(segment));
+}
+
 /**
  * Clause boundary inside a sentence, for coverage segments only (not for the question focus, where "For
  * Pfizer, which region …?" must stay one question): a comma after a word (not a digit, so "1,577" stays
@@ -109,7 +121,7 @@ export function querySegments(query: string): string[] {
 export function questionFocus(query: string): string | null {
   const segments = querySegments(query);
   if (segments.length < 2) return null;
-  const questions = segments.filter((x) => QUESTION_END.test(x));
+  const questions = segments.filter(isQuestion);
   return questions.length > 0 && questions.length < segments.length ? questions.join(' ') : null;
 }
 
@@ -188,7 +200,7 @@ export function analyseQuery(query: string, fallbackLang: string | null): Analys
   // Each clause is analysed once: its words' group indices as written (undefined = a stopword or prompt word).
   const markers = instructionMarkerTerms();
   const written = querySegments(query).map((s) => {
-    const question = QUESTION_END.test(s);
+    const question = isQuestion(s);
     let instruction = false;
     const clauses = s.split(CLAUSE).map((c) => analyzeWords(c, stemLang).map((w) => {
       if (!question && !instruction && w.some((t) => markers.has(t))) instruction = true;
