@@ -93,13 +93,13 @@ export const MAX_STEM_LENGTH = 64;
 
 /**
  * A third-party stemmer that can never fail a search or an ingest: a word it throws on (or maps to something
- * other than a non-empty string) is kept as it is.
+ * other than a string) is kept as it is. An empty stem is handled for every stemmer in stemmerFor.
  */
 function guarded(stem: StemFn): StemFn {
   return (word) => {
     try {
       const s = stem(word);
-      return typeof s === 'string' && s.length > 0 ? s : word;
+      return typeof s === 'string' ? s : word;
     } catch {
       return word;
     }

@@ -171,7 +171,12 @@ export function scoreRegions(regions: Region[], stats: QueryStats, model: Releva
     const p = relevanceProbability(relevanceFeatures(input, stats), modelFor(input, model, fallback), isBibliographyRegion(r) ? -BIBLIOGRAPHY_PRIOR : 0);
     r.score = Math.round(p * 1e4) / 1e4;
   }
-  return [...regions].sort((a, b) => b.score - a.score || a.fusedRank - b.fusedRank);
+  return [...regions].sort(byScore);
+}
+
+/** Region order: best score first; ties by better fused rank (scoreRegions, and merges of scored regions). */
+export function byScore(a: Region, b: Region): number {
+  return b.score - a.score || a.fusedRank - b.fusedRank;
 }
 
 /**

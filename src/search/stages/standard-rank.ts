@@ -1,6 +1,7 @@
 // The standard tier's ranking as one function: fuse (RRF) -> lexical-anchor cosine -> group into hits ->
-// relevance score, best first. The search service and the scripts that fit models on its output
-// (bench/fit-reranker.ts, bench/lib/scifact-candidates.ts) call this, so a stage added here reaches all of
+// relevance score -> the documents the query names scored again among their own candidates, best first.
+// The search service and the scripts that fit models on its output (bench/fit-reranker.ts,
+// bench/lib/scifact-candidates.ts) call this, so a stage added here reaches all of
 // them — a model fitted on a different chain than the one that serves would be miscalibrated.
 import type { IndexHit } from '../../storage/namespace-index.ts';
 import type { FusedChunk, QueryStats, Region } from '../types.ts';
@@ -9,7 +10,7 @@ import { withAnchorSimilarity } from './anchor.ts';
 import { withCoverage } from './coverage.ts';
 import { fuseRrf } from './fuse.ts';
 import { GROUP_MIN_SCORE, groupRegions, MAX_MERGE_GAP } from './group-regions.ts';
-import { chunkScore, scoreRegions } from './score.ts';
+import { byScore, chunkScore, scoreRegions } from './score.ts';
 
 /**
  * Rank the candidates of one query.
@@ -100,7 +101,7 @@ function withNamedScope(regions: Region[], named: Set<string>, vector: IndexHit[
     r.stats = scoped.stats;
     r.score = Math.max(r.score, global.get(`${r.docId}:${r.chunksetIndex}:${r.from}`) ?? 0);
   }
-  return [...regions.filter((r) => !named.has(r.docId)), ...scoped.regions].sort((a, c) => c.score - a.score || a.fusedRank - c.fusedRank);
+  return [...regions.filter((r) => !named.has(r.docId)), ...scoped.regions].sort(byScore);
 }
 
 /** Least Embedder.coverage of the query for the lexical anchor to be used (a prior, see denseCoverageOk). */
