@@ -14,9 +14,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { initAnalysis } from '../src/analysis/analyzer.ts';
 import { repoRoot, writeResult } from './lib/beir.ts';
-import { startBenchApp } from './lib/bench-app.ts';
 import { fitLogistic } from './lib/logistic.ts';
-import { scifactTrainRows, xquadTrainRows, type TrainRow } from './lib/train-sets.ts';
+import { collectTrainingRows, relevanceRows, type TrainRow } from './lib/train-sets.ts';
 import { RELEVANCE_MODEL } from '../src/search/stages/relevance-model.ts';
 
 const arg = (n: string, d: string) => { const i = process.argv.indexOf(n); return i >= 0 ? process.argv[i + 1] : d; };
@@ -27,22 +26,8 @@ const CACHE = path.join(repoRoot, 'bench', 'results', 'relevance-rows.json');
 
 async function collectRows(): Promise<TrainRow[]> {
   await initAnalysis();
-  const app = await startBenchApp();
   const rows: TrainRow[] = [];
-  try {
-    const t0 = performance.now();
-    await scifactTrainRows(app, rows, perSet * 2);
-    console.error(`scifact: ${rows.length} rows, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-    for (const l of langs) {
-      await xquadTrainRows(app, l, rows, perSet);
-      console.error(`xquad-${l}: ${rows.length} rows, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-    }
-  } finally {
-    await app.close();
-  }
-  fs.mkdirSync(path.dirname(CACHE), { recursive: true });
-  fs.writeFileSync(CACHE, JSON.stringify(rows));
-  return rows;
+  return collectTrainingRows(rows, relevanceRows(rows), perSet, langs, CACHE);
 }
 
 const round = (v: number) => Math.round(v * 1e4) / 1e4;

@@ -1,5 +1,5 @@
-// Training data for the relevance model (bench/fit-relevance.ts, issue 11): candidate hits exactly as the
-// service scores them (SearchService.rank: analysis, retrieval, fusion, anchor, coverage, grouping), from
+// Training data for the relevance model (bench/fit-relevance.ts, issue 11) and the builtin reranker
+// (bench/fit-reranker.ts): candidate hits exactly as the service scores them (SearchService.rank: analysis, retrieval, fusion, anchor, coverage, grouping), from
 // TRAINING splits of several kinds of data, in namespaces of several sizes, each question asked plain and
 // wrapped in an agent-style instruction (trainWrap: templates of its own, distinct from the evaluation's
 // verboseForm, so the evaluation's wording is never fitted):
@@ -9,7 +9,10 @@
 //               languages: namespaces of 1, 10 and 240 paragraphs, and "long documents" (10 articles per
 //               namespace, each article one multi-paragraph document; the relevant hit is the chunk
 //               region holding the answer)
-import { createBenchProject, type BenchApp } from './bench-app.ts';
+import type { Ranked } from '../../src/search/search-service.ts';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createBenchProject, startBenchApp, type BenchApp } from './bench-app.ts';
 import { ingestCorpus } from './corpus.ts';
 import { loadBeir, type BeirDoc } from './beir.ts';
 import { rng } from './random.ts';
@@ -42,31 +45,54 @@ const norm = normaliseText;
 
 interface Q { id: string; text: string; judge: (docId: string, content: string) => boolean }
 
+/**
+ * One training query as the service ranked it (SearchService.rank with text, stats non-null): `key` is
+ * "<question id>|plain" or "…|wrapped"; `judge(docId, content)` labels a hit region relevant.
+ */
+export interface TrainQuery {
+  set: string;
+  key: string;
+  text: string;
+  ranked: Ranked;
+  judge: (docId: string, content: string) => boolean;
+}
+
+/** What a fit makes of each training query (relevance rows, reranker rows). */
+export type TrainVisitor = (q: TrainQuery) => Promise<void>;
+
+/** The relevance model's rows: every candidate region with its standard features and label. */
+export function relevanceRows(out: TrainRow[]): TrainVisitor {
+  return async ({ set, key, ranked: r, judge }) => {
+    const stats = r.stats!;
+    for (const reg of r.regions) {
+      const content = reg.chunks.map((c) => c.content).join('\n');
+      out.push({ set, query: key, f: relevanceFeatures(regionInput(reg), reg.stats ?? stats), y: judge(reg.docId, content) ? 1 : 0, q: { n: stats.chunkCount, terms: stats.termCount, matchable: stats.matchable } });
+    }
+  };
+}
+
 let projects = 0;
 
-async function collect(app: BenchApp, set: string, docs: BeirDoc[], qs: Q[], out: TrainRow[]): Promise<void> {
+async function collect(app: BenchApp, set: string, docs: BeirDoc[], qs: Q[], visit: TrainVisitor): Promise<void> {
   const p = await createBenchProject(app, `${set.replace(/[^a-z0-9-]/gi, '-').slice(0, 50)}-${projects++}`);
   const s = app.handle.services;
   await ingestCorpus({ cp: s.cp, index: s.index, embedder: s.embedder, projectId: p.projectId, namespace: p.namespace }, docs);
   for (const [i, q] of qs.entries()) {
     for (const text of [q.text, trainWrap(q.text, i)]) {
-      const r = await s.search.rank({ projectId: p.projectId, namespace: p.namespace }, { query: text }, true);
-      if (!r.stats) continue;
-      for (const reg of r.regions) {
-        const content = reg.chunks.map((c) => c.content).join('\n');
-        out.push({ set, query: `${q.id}|${text === q.text ? 'plain' : 'wrapped'}`, f: relevanceFeatures(regionInput(reg), reg.stats ?? r.stats), y: q.judge(reg.docId, content) ? 1 : 0, q: { n: r.stats.chunkCount, terms: r.stats.termCount, matchable: r.stats.matchable } });
-      }
+      const ranked = await s.search.rank({ projectId: p.projectId, namespace: p.namespace }, { query: text }, true);
+      if (!ranked.stats) continue;
+      await visit({ set, key: `${q.id}|${text === q.text ? 'plain' : 'wrapped'}`, text, ranked, judge: q.judge });
     }
   }
   await s.index.dropNamespace(p.namespace).catch(() => undefined);
 }
 
 /** SciFact TRAIN candidates (see file header). */
-export async function scifactTrainRows(app: BenchApp, out: TrainRow[], perSet: number): Promise<void> {
+export async function scifactTrainRows(app: BenchApp, visit: TrainVisitor, perSet: number): Promise<void> {
   const { corpus, queries, qrels } = loadBeir('scifact', 'train');
   const byId = new Map(corpus.map((d) => [d._id, d]));
   const mk = (qs: typeof queries): Q[] => qs.map((q) => ({ id: q._id, text: q.text, judge: (d) => qrels.get(q._id)!.has(d) }));
-  await collect(app, 'scifact n=5183', corpus, mk(queries), out); // every train claim: the ranking the tier is judged by
+  await collect(app, 'scifact n=5183', corpus, mk(queries), visit); // every train claim: the ranking the tier is judged by
   const rand = rng(11);
   for (const others of [10, 100]) {
     const qs = thin(queries.slice(1), perSet);
@@ -78,13 +104,13 @@ export async function scifactTrainRows(app: BenchApp, out: TrainRow[], perSet: n
         const d = corpus[Math.floor(rand() * corpus.length)];
         if (!rel.has(d._id) && !docs.includes(d)) docs.push(d);
       }
-      await collect(app, `scifact n=rel+${others}`, docs, mk(group), out);
+      await collect(app, `scifact n=rel+${others}`, docs, mk(group), visit);
     }
   }
 }
 
 /** XQuAD TRAIN-half candidates for one language (see file header). */
-export async function xquadTrainRows(app: BenchApp, lang: string, out: TrainRow[], perSet: number): Promise<void> {
+export async function xquadTrainRows(app: BenchApp, lang: string, visit: TrainVisitor, perSet: number): Promise<void> {
   const { corpus, queries, qrels } = loadBeir(`xquad-${lang}`);
   const answers = new Map([...xquadAnswers(lang)].map(([id, xs]) => [id, xs.map(norm)]));
   const docOf = (qid: string) => [...qrels.get(qid)!.keys()][0];
@@ -93,7 +119,7 @@ export async function xquadTrainRows(app: BenchApp, lang: string, out: TrainRow[
     const gold = answers.get(q._id) ?? [];
     return { id: q._id, text: q.text, judge: (d, c) => d === docOf(q._id) && gold.some((a) => norm(c).includes(a)) };
   };
-  await collect(app, `xquad-${lang} n=240`, corpus, thin(train, perSet).map(para), out);
+  await collect(app, `xquad-${lang} n=240`, corpus, thin(train, perSet).map(para), visit);
   const tenGroups: Array<[BeirDoc[], Q[]]> = [];
   for (let i = 0; i < corpus.length; i += 10) {
     const docs = corpus.slice(i, i + 10);
@@ -101,9 +127,9 @@ export async function xquadTrainRows(app: BenchApp, lang: string, out: TrainRow[
     tenGroups.push([docs, train.filter((q) => ids.has(docOf(q._id))).map(para)]);
   }
   const per10 = Math.max(1, Math.ceil(perSet / tenGroups.length));
-  for (const [docs, qs] of tenGroups) if (qs.length) await collect(app, `xquad-${lang} n=10`, docs, thin(qs, per10), out);
+  for (const [docs, qs] of tenGroups) if (qs.length) await collect(app, `xquad-${lang} n=10`, docs, thin(qs, per10), visit);
   const ones = thin(train, Math.ceil(perSet / 3));
-  for (const q of ones) await collect(app, `xquad-${lang} n=1`, corpus.filter((d) => d._id === docOf(q._id)), [para(q)], out);
+  for (const q of ones) await collect(app, `xquad-${lang} n=1`, corpus.filter((d) => d._id === docOf(q._id)), [para(q)], visit);
   // Long documents: each article one document (its paragraphs in order), 10 articles per namespace.
   const articles = new Map<number, BeirDoc[]>();
   for (const d of corpus) articles.set(xquadArticle(d._id), [...(articles.get(xquadArticle(d._id)) ?? []), d]);
@@ -115,6 +141,32 @@ export async function xquadTrainRows(app: BenchApp, lang: string, out: TrainRow[
       const gold = answers.get(q._id) ?? [];
       return { id: q._id, text: q.text, judge: (d: string, c: string) => d === `art${xquadArticle(docOf(q._id))}` && gold.some((a) => norm(c).includes(a)) };
     });
-    if (qs.length) await collect(app, `xquad-${lang} long`, docs, qs, out);
+    if (qs.length) await collect(app, `xquad-${lang} long`, docs, qs, visit);
   }
+}
+
+/**
+ * Every training query of every kind into `visit`, in a fresh bench app (reranker off: the fits read the
+ * standard ranking), then its rows written as JSON to `cache`.
+ * @param rows  the array the visitor appends to (its length is reported on stderr per set, and it is cached)
+ * @param perSet questions per XQuAD set and language; SciFact's small namespaces get twice as many
+ * @param langs XQuAD languages
+ */
+export async function collectTrainingRows<R>(rows: R[], visit: TrainVisitor, perSet: number, langs: string[], cache: string): Promise<R[]> {
+  const app = await startBenchApp({ env: { DOCSEARCH_RERANKER: 'none' } });
+  try {
+    const t0 = performance.now();
+    const progress = (what: string) => console.error(`${what}: ${rows.length} rows, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+    await scifactTrainRows(app, visit, perSet * 2);
+    progress('scifact');
+    for (const l of langs) {
+      await xquadTrainRows(app, l, visit, perSet);
+      progress(`xquad-${l}`);
+    }
+  } finally {
+    await app.close();
+  }
+  fs.mkdirSync(path.dirname(cache), { recursive: true });
+  fs.writeFileSync(cache, JSON.stringify(rows));
+  return rows;
 }

@@ -27,7 +27,7 @@ export interface RerankCandidate {
 /**
  * What a reranker's raw values are, which decides how the advanced tier turns them into the calibrated
  * `score` (src/search/stages/rerank.ts):
- *  - `probability`: already a calibrated relevance probability (the builtin model, fitted on SciFact train);
+ *  - `probability`: already a calibrated relevance probability (the builtin model, fitted on the SciFact and XQuAD training splits);
  *  - `logit`: an unbounded relevance logit (ONNX cross-encoders);
  *  - `unit`: a 0..1 relevance value of unknown calibration (HTTP services: TEI, Jina, Cohere).
  */

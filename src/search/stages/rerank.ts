@@ -1,7 +1,7 @@
 // Stage 5b of retrieval, advanced tier only (DESIGN.md §2, §5): the best hits of the standard ranking go
 // to the configured Reranker, its raw value is exposed as `scores.reranker`, and `score` becomes the
 // advanced tier's calibrated relevance probability:
-//   output 'probability' (builtin, fitted on SciFact train with the standard score among its features):
+//   output 'probability' (builtin, fitted on the SciFact and XQuAD training splits with the standard score among its features):
 //       score = the reranker's value
 //   output 'logit' (ONNX cross-encoder) or 'unit' (HTTP service, 0..1 of unknown calibration):
 //       score = σ(c0 + c1·z + c2·logit(standard score)), z = the logit, or logit(value) for 'unit'
