@@ -10,13 +10,17 @@
 //   npx tsx bench/fit-relevance.ts [--collect] [--features cov,bm25_pm,...] [--per-set N] [--langs en,de] [--shipped]
 //   --collect re-runs the candidate collection (≈10 min) into bench/results/relevance-rows.json; without
 //   it the cached rows are refitted in seconds.
+//   --out FILE (with --collect) also writes the fit as a DOCSEARCH_RELEVANCE_MODEL file for this deployment's
+//   embedder (DOCSEARCH_EMBEDDER* in the environment; src/search/relevance-model-file.ts, docs/models.md).
 import fs from 'node:fs';
 import path from 'node:path';
 import { initAnalysis } from '../src/analysis/analyzer.ts';
 import { repoRoot, writeResult } from './lib/beir.ts';
 import { fitLogistic } from './lib/logistic.ts';
 import { collectTrainingRows, relevanceRows, type TrainRow } from './lib/train-sets.ts';
-import { RELEVANCE_MODEL } from '../src/search/stages/relevance-model.ts';
+import { RELEVANCE_FEATURES, RELEVANCE_MODEL, type RelevanceModel } from '../src/search/stages/relevance-model.ts';
+import { parseRelevanceModelFile, RELEVANCE_MODEL_FORMAT } from '../src/search/relevance-model-file.ts';
+import type { EmbeddingSignature } from '../src/storage/namespace-index.ts';
 
 const arg = (n: string, d: string) => { const i = process.argv.indexOf(n); return i >= 0 ? process.argv[i + 1] : d; };
 const FEATURES = arg('--features', 'cov,bm25_pm,cos,dense_off,rrf,anchor_cos').split(',');
@@ -24,10 +28,31 @@ const perSet = Number(arg('--per-set', '60'));
 const langs = arg('--langs', 'ar,de,el,en,es,hi,ro,ru,th,tr,vi,zh').split(',');
 const CACHE = path.join(repoRoot, 'bench', 'results', 'relevance-rows.json');
 
+const out = arg('--out', '');
+let embedder: EmbeddingSignature | null = null;
+
 async function collectRows(): Promise<TrainRow[]> {
   await initAnalysis();
   const rows: TrainRow[] = [];
-  return collectTrainingRows(rows, relevanceRows(rows), perSet, langs, CACHE);
+  const collected = await collectTrainingRows(rows, relevanceRows(rows), perSet, langs, CACHE);
+  embedder = collected.embedder;
+  return collected.rows;
+}
+
+/**
+ * Write a DOCSEARCH_RELEVANCE_MODEL file (src/search/relevance-model-file.ts): the model, the same fit
+ * without the phrase-pair features (for hits stored without pair hashes), and the embedder of the rows.
+ */
+function writeModelFile(file: string, model: RelevanceModel, X: number[][], y: number[], weight: number[]): void {
+  const keep = FEATURES.map((n, i) => (n === 'pair_cov' || n === 'pair_cov_pool' ? -1 : i)).filter((i) => i >= 0);
+  let fallback = model;
+  if (keep.length < FEATURES.length) {
+    const w = fitLogistic(X.map((x) => keep.map((i) => x[i])), y, 1, 100, weight);
+    fallback = { intercept: round(w[0]), weights: Object.fromEntries(keep.map((i, k) => [FEATURES[i], round(w[k + 1])])), source: `${model.source} (without the phrase-pair features)` };
+  }
+  fs.writeFileSync(file, JSON.stringify({ format: RELEVANCE_MODEL_FORMAT, embedder, model, fallback }, null, 2) + '\n');
+  parseRelevanceModelFile(fs.readFileSync(file, 'utf8'), file); // what the service will accept
+  console.log(`wrote ${file} (DOCSEARCH_RELEVANCE_MODEL)`);
 }
 
 const round = (v: number) => Math.round(v * 1e4) / 1e4;
@@ -43,6 +68,9 @@ function ndcg10(c: Array<{ p: number; y: number }>): number {
 }
 
 async function main(): Promise<void> {
+  if (out && !process.argv.includes('--collect')) throw new Error('--out needs --collect: the cached rows do not record the embedder they were collected with');
+  const unserved = FEATURES.filter((n) => !(RELEVANCE_FEATURES as readonly string[]).includes(n));
+  if (out && unserved.length) throw new Error(`--out: the service does not compute ${unserved.join(', ')}`);
   const rows = process.argv.includes('--collect') || !fs.existsSync(CACHE) ? await collectRows() : (JSON.parse(fs.readFileSync(CACHE, 'utf8')) as TrainRow[]);
   // Weights: each query 1 in total; then each set (kind of data × namespace size, languages pooled per kind) equal.
   const kindOf = (set: string) => set.replace(/^xquad-[a-z]+/, 'xquad');
@@ -114,10 +142,11 @@ async function main(): Promise<void> {
   const model = {
     intercept: round(w[0]),
     weights: Object.fromEntries(FEATURES.map((n, i) => [n, round(w[i + 1])])),
-    source: `logistic regression on training splits (${[...queriesPerKind.keys()].sort().join(', ')}; ${rows.length} candidates of ${perQuery.size} queries, ${y.filter(Boolean).length} relevant), builtin embedder + LanceDB BM25, bench/fit-relevance.ts, ${new Date().toISOString().slice(0, 10)}`,
+    source: `logistic regression on training splits (${[...queriesPerKind.keys()].sort().join(', ')}; ${rows.length} candidates of ${perQuery.size} queries, ${y.filter(Boolean).length} relevant), ${embedder ? `${embedder.provider}/${embedder.model} (${embedder.dimension}-d)` : 'builtin'} embedder + LanceDB BM25, bench/fit-relevance.ts, ${new Date().toISOString().slice(0, 10)}`,
   };
   console.log(`export const RELEVANCE_MODEL: RelevanceModel = ${JSON.stringify(model, null, 2)};`);
   writeResult('fit-relevance', { model, report, calibration: bins });
+  if (out) writeModelFile(out, model, X, y, weight);
 }
 
 await main();

@@ -72,7 +72,7 @@ async function builtinRows(): Promise<RerankRow[]> {
   if (!args.includes('--collect') && fs.existsSync(ROWS_CACHE)) return JSON.parse(fs.readFileSync(ROWS_CACHE, 'utf8')) as RerankRow[];
   const glove = await createBuiltinEmbedder({ dataDir: path.join(repoRoot, '.tmp', 'test-cache') });
   const rows: RerankRow[] = [];
-  return collectTrainingRows(rows, rerankRows(rows, RERANK_MODEL.depth, (t) => glove.embedSync(t)), Number(arg('--per-set', '40')), langs, ROWS_CACHE);
+  return (await collectTrainingRows(rows, rerankRows(rows, RERANK_MODEL.depth, (t) => glove.embedSync(t)), Number(arg('--per-set', '40')), langs, ROWS_CACHE)).rows;
 }
 
 /** Fit (and report) the builtin reranker on the training rows; --write stores the model literal. */

@@ -14,6 +14,7 @@ import { leaseOwnerId, releasableOwners } from './jobs/queue-support.ts';
 import { NetGuard } from './internal/net-guard.ts';
 import { createEmbedder } from './models/create-embedder.ts';
 import { createReranker } from './models/create-reranker.ts';
+import { checkRelevanceModelEmbedder } from './search/relevance-model-file.ts';
 import { createProjectDomain } from './projects/index.ts';
 import { IngestService } from './ingest/ingest-service.ts';
 import { DocumentService } from './documents/document-service.ts';
@@ -87,6 +88,17 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   const embedder = await createEmbedder(cfg, net);
   const reranker = await createReranker(cfg, net);
   logger.info({ embedder: embedder.signature, reranker: reranker ? { ...reranker.reranker.info, depth: reranker.depth } : null }, 'models ready');
+  if (cfg.relevanceModel) {
+    // A model fitted with another embedder is refused before anything starts (its dense features mean something else).
+    try {
+      checkRelevanceModelEmbedder(cfg.relevanceModel, embedder.signature);
+    } catch (err) {
+      leases.close();
+      await Promise.allSettled([index.close(), blobs.close(), reranker?.reranker.close?.(), net.close(), cp.close()]);
+      throw err;
+    }
+    logger.info({ source: cfg.relevanceModel.model.source }, 'relevance model from DOCSEARCH_RELEVANCE_MODEL');
+  }
   const queue = new JobQueue(cp);
   const metrics = new Metrics(cp);
   queue.onTerminal(async (_trx, job) => metrics.observeJob(job));
@@ -109,7 +121,8 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
     blobs, queue, net, maxUploadBytes: cfg.maxUploadBytes, attributes,
     maxInflight: (cfg.admission ?? DEFAULT_ADMISSION).inflightIngestsPerProject,
   });
-  const search = new SearchService({ cp, index, embedder, logger, attributes, blobs, reranker, onStage: (stage, s) => metrics.observeSearchStage(stage, s) });
+  const relevance = cfg.relevanceModel ? { model: cfg.relevanceModel.model, fallback: cfg.relevanceModel.fallback } : undefined;
+  const search = new SearchService({ cp, index, embedder, logger, attributes, blobs, reranker, relevance, onStage: (stage, s) => metrics.observeSearchStage(stage, s) });
   const buckets = createBucketDomain({ cp, queue, blobs, net, config: cfg, logger });
   const services: Services = { config: cfg, logger, cp, index, blobs, embedder, reranker, net, auth, projects, ingest, documents, search, queue, jobs, webhookSecrets, attributes, buckets: buckets.service, metrics,
     rateCounters: new RateCounters(cp) };

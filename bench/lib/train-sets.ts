@@ -10,6 +10,7 @@
 //               namespace, each article one multi-paragraph document; the relevant hit is the chunk
 //               region holding the answer)
 import type { Ranked } from '../../src/search/search-service.ts';
+import type { EmbeddingSignature } from '../../src/storage/namespace-index.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createBenchProject, startBenchApp, type BenchApp } from './bench-app.ts';
@@ -147,13 +148,18 @@ export async function xquadTrainRows(app: BenchApp, lang: string, visit: TrainVi
 
 /**
  * Every training query of every kind into `visit`, in a fresh bench app (reranker off: the fits read the
- * standard ranking), then its rows written as JSON to `cache`.
+ * standard ranking; the embedder as DOCSEARCH_EMBEDDER* in the environment say, builtin by default), then
+ * its rows written as JSON to `cache`.
  * @param rows  the array the visitor appends to (its length is reported on stderr per set, and it is cached)
  * @param perSet questions per XQuAD set and language; SciFact's small namespaces get twice as many
  * @param langs XQuAD languages
+ * @returns the rows and the signature of the embedder they were collected with
  */
-export async function collectTrainingRows<R>(rows: R[], visit: TrainVisitor, perSet: number, langs: string[], cache: string): Promise<R[]> {
-  const app = await startBenchApp({ env: { DOCSEARCH_RERANKER: 'none' } });
+export async function collectTrainingRows<R>(rows: R[], visit: TrainVisitor, perSet: number, langs: string[], cache: string): Promise<{ rows: R[]; embedder: EmbeddingSignature }> {
+  // The embedder settings of the environment (DOCSEARCH_EMBEDDER*), so a model can be fitted for another embedder.
+  const embedderEnv = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith('DOCSEARCH_EMBEDDER') && e[1] !== undefined));
+  const app = await startBenchApp({ env: { ...embedderEnv, DOCSEARCH_RERANKER: 'none' } });
+  const embedder = app.handle.services.embedder.signature;
   try {
     const t0 = performance.now();
     const progress = (what: string) => console.error(`${what}: ${rows.length} rows, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
@@ -168,5 +174,5 @@ export async function collectTrainingRows<R>(rows: R[], visit: TrainVisitor, per
   }
   fs.mkdirSync(path.dirname(cache), { recursive: true });
   fs.writeFileSync(cache, JSON.stringify(rows));
-  return rows;
+  return { rows, embedder };
 }

@@ -3,6 +3,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { parseOnnxEmbedderConfig, parseRerankerConfig, type RerankerConfig } from '../models/model-config.ts';
+import { loadRelevanceModelFile, type RelevanceModelFile } from '../search/relevance-model-file.ts';
 import { parseStorageConfig, type StorageConfig } from './storage-config.ts';
 
 export type Role = 'api' | 'worker' | 'all';
@@ -61,6 +62,11 @@ export interface Config {
   };
   /** Reranker of the advanced tier (issue 7; docs/models.md). Optional so hand-built configs stay valid (= builtin). */
   reranker?: RerankerConfig;
+  /**
+   * DOCSEARCH_RELEVANCE_MODEL: the standard tier's relevance model fitted for this deployment's embedder
+   * (search/relevance-model-file.ts, docs/models.md); absent = the shipped model (fitted with the builtin one).
+   */
+  relevanceModel?: RelevanceModelFile;
   logLevel: string;
   /** Parse isolation and limits (issue 3; docs/ocr.md). Optional so hand-built configs stay valid. */
   parse?: {
@@ -236,6 +242,7 @@ export function loadConfig(env: Record<string, string | undefined>, host: { memo
       ...(provider === 'onnx' ? parseOnnxEmbedderConfig(env) : {}),
     },
     reranker: parseRerankerConfig(env),
+    ...(env.DOCSEARCH_RELEVANCE_MODEL ? { relevanceModel: loadRelevanceModelFile(path.resolve(env.DOCSEARCH_RELEVANCE_MODEL)) } : {}),
     logLevel: env.LOG_LEVEL || 'info',
     parse: {
       timeoutMs: int(env, 'DOCSEARCH_PARSE_TIMEOUT_MS', 600_000, 1000, 24 * 3600_000),

@@ -11,6 +11,7 @@ import type { ControlPlane } from '../storage/db.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import { assetsForCitedDocs, type CitedDoc } from '../ingest/assets/search-assets.ts';
 import type { IndexHit, NamespaceIndex } from '../storage/namespace-index.ts';
+import type { RelevanceModel } from './stages/relevance-model.ts';
 import { DeletingDocsCache, dominantLanguage, resolveScope, visibleDocs, type AttributeFilterSource, type VisibleDoc } from './doc-filters.ts';
 import { analyseQuery, denseQueryText, termBoosts, type AnalysedQuery } from './stages/analyze-query.ts';
 import { admissiblePrefix, admitWithinBudget, clampBudget, type BudgetItem, type BudgetResult } from './stages/budget.ts';
@@ -48,6 +49,8 @@ export interface SearchDeps {
   reranker?: ConfiguredReranker | null;
   /** Told how long each pipeline stage took, in seconds (Prometheus, issue 12). */
   onStage?: (stage: SearchStage, seconds: number) => void;
+  /** The standard tier's relevance model and its no-pairs fallback (DOCSEARCH_RELEVANCE_MODEL); absent = shipped. */
+  relevance?: { model: RelevanceModel; fallback: RelevanceModel };
 }
 
 export interface SearchContext {
@@ -183,7 +186,7 @@ export class SearchService {
     const bm25Hits = keep(got.bm25);
     // A BM25 list shorter than the limit returned every lexical match: absent chunks have BM25 0.
     const base = queryStats(vecHits, bm25Hits, (got.bm25?.length ?? 0) < got.limit, analysed.termCount, chunkCount);
-    const { regions, stats } = rankStandard(vecHits, bm25Hits, base, { anchor: denseCoverageOk(embedder, denseText), groups: analysed.groups, weights: analysed.weights, segments: analysed.segments, sentences: analysed.sentences, pairs: analysed.pairs, pairTerms: analysed.pairTerms, titles: this.titleTerms.of(docs, analysed.stemLang) });
+    const { regions, stats } = rankStandard(vecHits, bm25Hits, base, { anchor: denseCoverageOk(embedder, denseText), groups: analysed.groups, weights: analysed.weights, segments: analysed.segments, sentences: analysed.sentences, pairs: analysed.pairs, pairTerms: analysed.pairTerms, titles: this.titleTerms.of(docs, analysed.stemLang), ...this.deps.relevance });
     timed('rank');
     return { regions, stats, analysed, docs };
   }

@@ -6,6 +6,7 @@
 import type { IndexHit } from '../../storage/namespace-index.ts';
 import type { FusedChunk, QueryStats, Region } from '../types.ts';
 import type { QuerySentence } from './analyze-query.ts';
+import type { RelevanceModel } from './relevance-model.ts';
 import { withAnchorSimilarity } from './anchor.ts';
 import { withCoverage } from './coverage.ts';
 import { fuseRrf } from './fuse.ts';
@@ -27,6 +28,8 @@ import { byScore, chunkScore, scoreRegions } from './score.ts';
  * @param opts.pairs  the query's phrase pairs (analyze-query.ts) for `pair_cov`; absent = none (every hit's
  *                    pair_cov is its coverage)
  * @param opts.pairTerms per pair, the stored term pairs that hold it (analyze-query.ts `pairTerms`)
+ * @param opts.model, opts.fallback the relevance model (DOCSEARCH_RELEVANCE_MODEL) and its no-pairs
+ *                    fallback; absent = the shipped RELEVANCE_MODEL / RELEVANCE_MODEL_NO_PAIRS
  * @returns scored regions, best first (score.ts scoreRegions order), and the statistics they were scored
  *          with (later stages such as the reranker compute features from the same)
  */
@@ -38,8 +41,8 @@ export function rankStandard(vector: IndexHit[] | null, bm25: IndexHit[] | null,
   // A chunk joins a region only with chunks on its side of GROUP_MIN_SCORE (group-regions.ts): in a small
   // namespace every chunk is a candidate, and without this a document's weak chunks glued its few strong
   // ones into whole sections that filled the budget.
-  const strong = (f: FusedChunk): boolean => chunkScore(f, scored) >= GROUP_MIN_SCORE;
-  const regions = scoreRegions(groupRegions(fused, MAX_MERGE_GAP, strong), scored);
+  const strong = (f: FusedChunk): boolean => chunkScore(f, scored, opts.model, opts.fallback) >= GROUP_MIN_SCORE;
+  const regions = scoreRegions(groupRegions(fused, MAX_MERGE_GAP, strong), scored, opts.model, opts.fallback);
   if (!named || opts.scoped || countIn(fused, named) < MIN_SCOPE_CANDIDATES) return { regions, stats: scored };
   return { regions: withNamedScope(regions, named, vector, bm25, stats, opts), stats: scored };
 }
@@ -73,6 +76,9 @@ export interface RankOptions {
   pairTerms?: Array<Array<[string, string]>>;
   /** Set on the ranking of a named scope itself (no second scoping). */
   scoped?: boolean;
+  /** Relevance model and its no-pairs fallback (score.ts modelFor); absent = the shipped ones. */
+  model?: RelevanceModel;
+  fallback?: RelevanceModel;
 }
 
 /**
