@@ -114,6 +114,9 @@ async function main(): Promise<void> {
       }
     }
     console.log(`identity: ${same} responses identical, ${ulp.length} equal up to LanceDB's BM25 ulp${ulp.length ? ` (${ulp.slice(0, 10).join('; ')})` : ''}, ${differ.length} differ${differ.length ? `: ${differ.slice(0, 20).join('; ')}` : ''}`);
+    const perTier = new Map<string, number>();
+    for (const d of differ) { const t = d.split(' ')[2]; perTier.set(t, (perTier.get(t) ?? 0) + 1); }
+    if (differ.length) console.log(`  differing responses per tier: ${[...perTier].map(([t, n]) => `${t} ${n}`).join(', ')}`);
   }
   if (!SKIP.has('latency')) {
     const baseline = await openBaselineTable(DIR!, kept.namespace);
