@@ -9,7 +9,7 @@
 // the same hash. With ≈ 170 distinct terms a chunk the chance is 170 / 2³² ≈ 4·10⁻⁸ per (query term,
 // candidate), about one flag in 6 000 searches of 20 terms × 200 candidates.
 
-/** FNV-1a 32-bit offset basis and prime (IETF draft-eastlake-fnv); also used by coverage.ts termMatcher's scan. */
+/** FNV-1a 32-bit offset basis and prime (IETF draft-eastlake-fnv); also used by search/stages/group-match.ts termMatcher's scan. */
 export const FNV_OFFSET = 0x811c9dc5;
 export const FNV_PRIME = 0x01000193;
 

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FusedChunk } from '../types.ts';
-import { hashMatcher, termMatcher, withCoverage } from './coverage.ts';
+import { withCoverage } from './coverage.ts';
+import { hashMatcher, termMatcher } from './group-match.ts';
 import { pairHashSet, termHashSet } from '../../analysis/term-hash.ts';
 import { phraseSkipTerms } from '../../analysis/stopwords.ts';
 

@@ -27,7 +27,7 @@ export class TitleTermsCache {
   }
 
   /**
-   * The analysed terms of each document's label, space-separated (the format coverage.ts termMatcher
+   * The analysed terms of each document's label, space-separated (the format group-match.ts termMatcher
    * scans): the title analysed with the query's stemming language and unstemmed, as the query's word
    * groups hold both forms (analyze-query.ts).
    * @param docs doc_id → visible document: its label (ingest/chunk-rows.ts documentLabel: the title, plus
