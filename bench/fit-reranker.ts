@@ -26,7 +26,7 @@ import { RERANK_MODEL, type RerankModel } from '../src/models/builtin-reranker-m
 import { createReranker } from '../src/models/create-reranker.ts';
 import { loadConfig } from '../src/internal/config.ts';
 import { NetGuard } from '../src/internal/net-guard.ts';
-import { rerankCandidate } from '../src/search/stages/rerank.ts';
+import { rerankCandidate, rerankQueryTerms } from '../src/search/stages/rerank.ts';
 import { repoRoot, writeResult } from './lib/beir.ts';
 import { calibrationBins, fitLogistic, predict } from './lib/logistic.ts';
 import { balancedWeights, rerankRows, reportByKind, type RerankRow } from './lib/rerank-train.ts';
@@ -114,7 +114,7 @@ async function fitExternal(kind: string): Promise<void> {
   const visit: TrainVisitor = async ({ set, key, text, ranked, judge }) => {
     const head = ranked.regions.slice(0, configured.depth);
     const candidates = head.map((r) => rerankCandidate(r, ranked.stats!, ranked.docs.get(r.docId)?.title ?? ''));
-    const raw = await rr.rerank({ text, lang: ranked.analysed.stemLang }, candidates);
+    const raw = await rr.rerank({ text, lang: ranked.analysed.stemLang, terms: rerankQueryTerms(ranked.analysed.groups, ranked.stats!) }, candidates);
     head.forEach((r, i) => rows.push({
       set, query: key, y: judge(r.docId, r.chunks.map((c) => c.content).join('\n')) ? 1 : 0,
       x: [rr.info.output === 'unit' ? logit(raw[i]) : raw[i], logit(candidates[i].first.score)],

@@ -6,7 +6,7 @@
 // Before the nineteenth session the reranker was fitted on SciFact train alone; on long documents its
 // scores then left most FinanceBench contexts empty (docs/models.md).
 import { rerankFeatures, RERANK_FEATURES, type SentenceEmbed } from '../../src/models/builtin-reranker-features.ts';
-import { rerankCandidate } from '../../src/search/stages/rerank.ts';
+import { rerankCandidate, rerankQueryTerms } from '../../src/search/stages/rerank.ts';
 import type { TrainVisitor } from './train-sets.ts';
 
 /** One reranked candidate: every reranker feature (by RERANK_FEATURES order), its label, its query. */
@@ -27,7 +27,8 @@ export function rerankRows(out: RerankRow[], depth: number, embed: SentenceEmbed
   return async ({ set, key, text, ranked, judge }) => {
     const head = ranked.regions.slice(0, depth);
     const candidates = head.map((r) => rerankCandidate(r, ranked.stats!, ranked.docs.get(r.docId)?.title ?? ''));
-    const feats = rerankFeatures(text, ranked.analysed.stemLang, candidates, embed);
+    const terms = rerankQueryTerms(ranked.analysed.groups, ranked.stats!);
+    const feats = rerankFeatures(text, ranked.analysed.stemLang, candidates, embed, undefined, terms);
     head.forEach((r, i) => {
       const content = r.chunks.map((c) => c.content).join('\n');
       out.push({ set, query: key, x: RERANK_FEATURES.map((n) => feats[i][n]), y: judge(r.docId, content) ? 1 : 0 });

@@ -109,6 +109,7 @@ export function evidenceBytes(e: PassageEvidence): number {
  * @param embed  sentence embedder (GloVe SIF)
  * @param evidence where passage evidence comes from (default: computed with passageEvidence; the
  *        reranker passes a cached lookup — the features are identical either way)
+ * @param queryTerms the query's counted content terms (RerankQuery.terms); absent = every term of `query`
  * @returns one feature record per candidate, in input order
  */
 export function rerankFeatures(
@@ -117,8 +118,9 @@ export function rerankFeatures(
   candidates: RerankCandidate[],
   embed: SentenceEmbed,
   evidence: (c: RerankCandidate) => PassageEvidence = (c) => passageEvidence(c, lang, embed),
+  queryTerms?: string[],
 ): RerankFeatures[] {
-  const terms = [...termSet(query, lang)];
+  const terms = queryTerms ?? [...termSet(query, lang)];
   const qv = embed(query);
   const pool = candidates.map((c) => {
     const e = evidence(c);

@@ -23,17 +23,17 @@ export interface RerankModel {
 }
 
 export const RERANK_MODEL: RerankModel = {
-  intercept: 0.2107,
+  intercept: 0.3702,
   weights: {
-    std: 0.8389,
-    title_cov: 0.5525,
-    sent_cov: 1.3616,
-    sent_cos: 0.113,
-    title_cov_gap: 0.5098,
-    sent_cov_gap: 2.7362,
-    sent_cos_gap: 1.6432,
-    bm25_per_term_gap: 4.0825,
-    cos_gap_pool: 1.4074
+    std: 0.8002,
+    title_cov: 0.5196,
+    sent_cov: 0.6718,
+    sent_cos: 0.1655,
+    title_cov_gap: 0.7506,
+    sent_cov_gap: 3.3224,
+    sent_cos_gap: 1.6562,
+    bm25_per_term_gap: 3.5156,
+    cos_gap_pool: 1.4419
   },
   depth: 50,
   source: "logistic regression on training splits (scifact n=5183, scifact n=rel+10, scifact n=rel+100, xquad long, xquad n=1, xquad n=10, xquad n=240; 5346 queries, top 50 standard hits each, 155653 candidates, 5560 relevant; each query and each kind weighed alike), bench/fit-reranker.ts, 2026-11-28"

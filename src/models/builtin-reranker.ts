@@ -72,7 +72,7 @@ export class BuiltinReranker implements Reranker {
       }
       evidence.set(c, e);
     }
-    const features = rerankFeatures(query.text, lang, candidates, embed, (c) => evidence.get(c)!);
+    const features = rerankFeatures(query.text, lang, candidates, embed, (c) => evidence.get(c)!, query.terms);
     return features.map((f) => {
       let z = this.model.intercept;
       for (const [name, w] of Object.entries(this.model.weights) as Array<[keyof typeof f, number]>) z += w * f[name];

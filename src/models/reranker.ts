@@ -8,6 +8,13 @@ export interface RerankQuery {
   text: string;
   /** ISO 639-1 language the query's lexical terms were stemmed in (null = unstemmed). */
   lang: string | null;
+  /**
+   * The query's content terms as the standard tier counted them (stemmed in `lang`; stopwords, prompt
+   * words and dropped instruction sentences left out; stages/rerank.ts rerankQueryTerms). The builtin
+   * reranker's lexical features use them instead of every word of `text`; a model reading text ignores
+   * them. Absent = derive the terms from `text`.
+   */
+  terms?: string[];
 }
 
 /** One candidate passage: a hit's retrieved chunks, with what the first stage knew about it. */

@@ -25,7 +25,7 @@ import { retrieve } from './stages/retrieve.ts';
 import { TitleTermsCache } from './stages/title-terms.ts';
 import { widenHits } from './stages/widen.ts';
 import { applyThresholds } from './stages/score.ts';
-import { rerankDepth, rerankRegions } from './stages/rerank.ts';
+import { rerankDepth, rerankQueryTerms, rerankRegions } from './stages/rerank.ts';
 import type { ConfiguredReranker } from '../models/create-reranker.ts';
 import type { SearchStage } from '../internal/metrics.ts';
 import { resolveMode, searchUnits } from './units.ts';
@@ -217,6 +217,7 @@ export class SearchService {
       try {
         regions = await rerankRegions(rr.reranker, req.query, regions, stats, {
           lang: analysed.stemLang, depth: rr.depth, calibration: rr.calibration, titleOf: (id) => docs.get(id)?.title ?? '',
+          terms: rerankQueryTerms(analysed.groups, stats),
         });
       } catch (err) {
         mode = 'standard';

@@ -171,6 +171,12 @@ export interface QueryStats {
   denseOk?: boolean;
   /** Highest query-term coverage among the candidates (stages/coverage.ts); absent = 0. */
   maxCoverage?: number;
+  /**
+   * Per query word group (analyze-query.ts `groups`), whether coverage counted it (stages/coverage.ts):
+   * false for a dropped instruction sentence's words. The builtin reranker's lexical features use the
+   * counted words (stages/rerank.ts rerankQueryTerms). Absent = every word.
+   */
+  countedWords?: boolean[];
   /** Chunks in the namespace (the N of BM25's IDF), ≥ 1. */
   chunkCount: number;
   /** Highest BM25 in the BM25 list (0 when empty). */

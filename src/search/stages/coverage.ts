@@ -93,10 +93,11 @@ export const SENTENCE_DROP = 0.75;
  * @param pairTerms per pair, the stored term pairs that hold it (analyze-query.ts `pairTerms`); default
  *                  every combination of the two groups' terms
  * @returns new FusedChunk objects in the same order, the summed query weight of the words that occur
- *          in the pool at all (the "matchable" query length), and the documents the query names
- *          (namedDocuments; null when it names none)
+ *          in the pool at all (the "matchable" query length), the documents the query names
+ *          (namedDocuments; null when it names none), and per word group whether coverage counts it
+ *          (false: a dropped instruction sentence's word, or a segment no candidate matches)
  */
-export function withCoverage(fused: FusedChunk[], groups: string[][], weights: number[] = [], segments: number[][] = [], sentences: QuerySentence[] = [], titles?: ReadonlyMap<string, string>, pairs: Array<[number, number]> = [], pairTerms?: Array<Array<[string, string]>>): { fused: FusedChunk[]; matchable: number; named: Set<string> | null } {
+export function withCoverage(fused: FusedChunk[], groups: string[][], weights: number[] = [], segments: number[][] = [], sentences: QuerySentence[] = [], titles?: ReadonlyMap<string, string>, pairs: Array<[number, number]> = [], pairTerms?: Array<Array<[string, string]>>): { fused: FusedChunk[]; matchable: number; named: Set<string> | null; counted: boolean[] } {
   // Which groups each candidate holds: a lookup of each query term in its stored term hashes, or (rows
   // written before those were stored) one pass over its stored term string (termMatcher).
   let holds: ((tokens: string, h: boolean[]) => void) | undefined; // built only for rows without hashes
@@ -166,7 +167,7 @@ export function withCoverage(fused: FusedChunk[], groups: string[][], weights: n
     const pair = shares === null ? { all: coverage, inPool: coverage } : shares[i];
     return { ...f, coverage, docCoverage: total > 0 ? dm / total : 0, coverageInDoc: dm > 0 ? got / dm : 0, titleCoverage: tm === undefined ? null : total > 0 ? tm / total : 0, pairCoverage: pair?.all ?? null, pairCoverageInPool: pair?.inPool ?? null };
   });
-  return { fused: out, matchable, named: namedDocuments(docHas, titleHas, idf) };
+  return { fused: out, matchable, named: namedDocuments(docHas, titleHas, idf), counted: segWeight.map((x) => x > 0) };
 }
 
 /**

@@ -1,9 +1,13 @@
-import { test } from 'node:test';
+import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RerankCandidate, Reranker, RerankerInfo, RerankQuery } from '../../models/reranker.ts';
 import type { StoredChunk } from '../../storage/namespace-index.ts';
 import type { QueryStats, Region } from '../types.ts';
-import { advancedScore, DEFAULT_RERANK_CALIBRATION, rerankCandidate, rerankRegions } from './rerank.ts';
+import { advancedScore, DEFAULT_RERANK_CALIBRATION, rerankCandidate, rerankQueryTerms, rerankRegions } from './rerank.ts';
+import { analyseQuery } from './analyze-query.ts';
+import { initAnalysis } from '../../analysis/analyzer.ts';
+
+before(() => initAnalysis());
 
 const stats: QueryStats = { termCount: 3, matchable: 3, chunkCount: 500, maxBm25: 12, maxAnn: 0.8, annFloor: 0.2, bm25Floor: 0 };
 
@@ -70,4 +74,16 @@ test('a reranker answering the wrong number of values is an error (the caller fa
   await assert.rejects(rerankRegions(bad, 'q', regions, stats, { lang: null }), /returned 1 values for 2/);
   assert.deepEqual(regions.map((r) => [r.score, r.signals.reranker]), [[0.9, null], [0.8, null]]);
   assert.deepEqual(await rerankRegions(bad, 'q', [], stats, { lang: null }), []);
+});
+
+test('the reranker gets the query words the standard tier counted: no stopwords, prompt words or dropped instructions', async () => {
+  const a = analyseQuery('Assume you are an analyst preparing a briefing. When was the cutover of the billing system? Answer using the details in the provided documents.', 'en');
+  // The coverage stage dropped the two instruction sentences' words (as withCoverage reports them).
+  const question = new Set(a.sentences.filter((s) => s.question).flatMap((s) => s.groups));
+  const counted: QueryStats = { ...stats, countedWords: a.groups.map((_, w) => question.has(w)) };
+  assert.deepEqual(rerankQueryTerms(a.groups, counted), ['when', 'cutov', 'bill', 'system']);
+  assert.ok(rerankQueryTerms(a.groups, stats).includes('analyst'), 'absent countedWords: every content word');
+  const rr = new TableReranker({ provider: 'builtin', model: 't', output: 'probability' }, () => 0.5);
+  await rerankRegions(rr, 'q', [region('a', 0.9, 1)], stats, { lang: 'en', terms: ['cutov'] });
+  assert.deepEqual(rr.calls[0].query, { text: 'q', lang: 'en', terms: ['cutov'] });
 });

@@ -49,6 +49,22 @@ export interface RerankOptions {
   calibration?: RerankCalibration;
   /** Title used when a hit's chunks carry no heading path (the document title). */
   titleOf?: (docId: string) => string;
+  /** The query's counted content terms (rerankQueryTerms), handed to the reranker. */
+  terms?: string[];
+}
+
+/**
+ * The query terms the builtin reranker matches passages with: the first (query-language) form of each word
+ * group the standard tier counted (QueryStats.countedWords), so instruction sentences, stopwords and prompt
+ * words weigh in neither tier. Before (nineteenth session) the reranker took every word of the text: the
+ * wrapper of an instruction-wrapped question ("Assume you are an analyst preparing a briefing …") added rare
+ * words no passage holds to its coverage denominator, and wrapped questions scored lower than plain ones.
+ * @param groups the analysed query's word groups (analyze-query.ts), first form in the stemming language
+ * @param stats  the statistics the standard tier scored with
+ * @returns distinct terms, in query order
+ */
+export function rerankQueryTerms(groups: string[][], stats: QueryStats): string[] {
+  return [...new Set(groups.filter((g, w) => g.length > 0 && stats.countedWords?.[w] !== false).map((g) => g[0]))];
 }
 
 /** How many of the best regions rerankRegions() reranks for a configured `depth` (at least 1). */
@@ -68,7 +84,7 @@ export async function rerankRegions(reranker: Reranker, query: string, regions: 
   const tail = regions.slice(depth);
   if (head.length === 0) return regions;
   const candidates = head.map((r) => rerankCandidate(r, stats, opts.titleOf?.(r.docId) ?? ''));
-  const raw = await reranker.rerank({ text: query, lang: opts.lang }, candidates);
+  const raw = await reranker.rerank({ text: query, lang: opts.lang, ...(opts.terms ? { terms: opts.terms } : {}) }, candidates);
   if (raw.length !== head.length || raw.some((x) => !Number.isFinite(x))) {
     throw new Error(`reranker ${reranker.info.provider}/${reranker.info.model} returned ${raw.length} values for ${head.length} candidates`);
   }

@@ -35,9 +35,9 @@ import { byScore, chunkScore, scoreRegions } from './score.ts';
  */
 export function rankStandard(vector: IndexHit[] | null, bm25: IndexHit[] | null, stats: QueryStats, opts: RankOptions = {}): { regions: Region[]; stats: QueryStats } {
   const dense = opts.anchor !== false;
-  const { fused, matchable, named } = withCoverage(withAnchorSimilarity(fuseRrf(vector, bm25), dense ? bm25 : null), opts.groups ?? [], opts.weights, opts.segments, opts.sentences, opts.titles, opts.pairs, opts.pairTerms);
+  const { fused, matchable, named, counted } = withCoverage(withAnchorSimilarity(fuseRrf(vector, bm25), dense ? bm25 : null), opts.groups ?? [], opts.weights, opts.segments, opts.sentences, opts.titles, opts.pairs, opts.pairTerms);
   const maxCoverage = fused.reduce((m, f) => Math.max(m, f.coverage ?? 0), 0);
-  const scored = { ...stats, matchable: opts.groups ? matchable : stats.matchable, denseOk: dense, maxCoverage };
+  const scored = { ...stats, matchable: opts.groups ? matchable : stats.matchable, denseOk: dense, maxCoverage, ...(opts.groups ? { countedWords: counted } : {}) };
   // A chunk joins a region only with chunks on its side of GROUP_MIN_SCORE (group-regions.ts): in a small
   // namespace every chunk is a candidate, and without this a document's weak chunks glued its few strong
   // ones into whole sections that filled the budget.
