@@ -11,6 +11,7 @@
 // Usage: tsx bench/search-ab.ts --reuse DIR --base ROOT [--queries N] [--skip identity,latency,throughput] [--tier T]
 //   --tier T     the tier timed in 2. and 3. (default standard; identity always checks both)
 //   AB_SHOW_DIFF=1 (environment) prints the first differing response pair around its first differing character
+//                (AB_SHOW_DIFF=standard: the first of that tier)
 //   --base ROOT  another checkout of the repository (e.g. `git archive main | tar -x -C ROOT`, with
 //                node_modules linked and ../shared beside it), loaded as the "before" build
 //   --base-reuse DIR2  the before build reads this kept namespace instead of DIR: for a change of what rows
@@ -105,7 +106,8 @@ async function main(): Promise<void> {
           else if (equalUpToEngineUlp(a.body, b.body)) ulp.push(`query ${i} ${tier} ${kind}`);
           else {
             differ.push(`query ${i} ${tier} ${kind}`);
-            if (process.env.AB_SHOW_DIFF && differ.length === 1) {
+            // AB_SHOW_DIFF=1: the first differing pair; AB_SHOW_DIFF=<tier>: the first of that tier.
+            if (process.env.AB_SHOW_DIFF && differ.filter((d) => process.env.AB_SHOW_DIFF === '1' || d.includes(` ${process.env.AB_SHOW_DIFF} `)).length === 1 && (process.env.AB_SHOW_DIFF === '1' || tier === process.env.AB_SHOW_DIFF)) {
               const at = [...a.body].findIndex((c, k) => c !== b.body[k]);
               console.log(`first difference at ${at}:\n  before …${a.body.slice(Math.max(0, at - 150), at + 150)}\n  after  …${b.body.slice(Math.max(0, at - 150), at + 150)}`);
             }
