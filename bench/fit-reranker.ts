@@ -26,11 +26,10 @@ import { RERANK_MODEL, type RerankModel } from '../src/models/builtin-reranker-m
 import { createReranker } from '../src/models/create-reranker.ts';
 import { loadConfig } from '../src/internal/config.ts';
 import { NetGuard } from '../src/internal/net-guard.ts';
-import { rerankCandidate, rerankQueryTerms } from '../src/search/stages/rerank.ts';
 import { repoRoot, writeResult } from './lib/beir.ts';
 import { calibrationBins, fitLogistic, predict } from './lib/logistic.ts';
-import { balancedWeights, rerankRows, reportByKind, type RerankRow } from './lib/rerank-train.ts';
-import { collectTrainingRows, type TrainVisitor } from './lib/train-sets.ts';
+import { balancedWeights, builtinFeatures, rerankRows, reportByKind, type RerankRow } from './lib/rerank-train.ts';
+import { collectTrainingRows } from './lib/train-sets.ts';
 
 const args = process.argv.slice(2);
 const write = args.includes('--write');
@@ -72,7 +71,7 @@ async function builtinRows(): Promise<RerankRow[]> {
   if (!args.includes('--collect') && fs.existsSync(ROWS_CACHE)) return JSON.parse(fs.readFileSync(ROWS_CACHE, 'utf8')) as RerankRow[];
   const glove = await createBuiltinEmbedder({ dataDir: path.join(repoRoot, '.tmp', 'test-cache') });
   const rows: RerankRow[] = [];
-  return (await collectTrainingRows(rows, rerankRows(rows, RERANK_MODEL.depth, (t) => glove.embedSync(t)), Number(arg('--per-set', '40')), langs, ROWS_CACHE)).rows;
+  return (await collectTrainingRows(rows, rerankRows(rows, RERANK_MODEL.depth, builtinFeatures((t) => glove.embedSync(t))), Number(arg('--per-set', '40')), langs, ROWS_CACHE)).rows;
 }
 
 /** Fit (and report) the builtin reranker on the training rows; --write stores the model literal. */
@@ -111,15 +110,10 @@ async function fitExternal(kind: string): Promise<void> {
   if (!configured) throw new Error('no reranker configured');
   const rr = configured.reranker;
   const rows: RerankRow[] = [];
-  const visit: TrainVisitor = async ({ set, key, text, ranked, judge }) => {
-    const head = ranked.regions.slice(0, configured.depth);
-    const candidates = head.map((r) => rerankCandidate(r, ranked.stats!, ranked.docs.get(r.docId)?.title ?? ''));
-    const raw = await rr.rerank({ text, lang: ranked.analysed.stemLang, terms: rerankQueryTerms(ranked.analysed.groups, ranked.stats!) }, candidates);
-    head.forEach((r, i) => rows.push({
-      set, query: key, y: judge(r.docId, r.chunks.map((c) => c.content).join('\n')) ? 1 : 0,
-      x: [rr.info.output === 'unit' ? logit(raw[i]) : raw[i], logit(candidates[i].first.score)],
-    }));
-  };
+  const visit = rerankRows(rows, configured.depth, async (query, candidates) => {
+    const raw = await rr.rerank(query, candidates);
+    return raw.map((v, i) => [rr.info.output === 'unit' ? logit(v) : v, logit(candidates[i].first.score)]);
+  });
   await collectTrainingRows(rows, visit, Number(arg('--per-set', '10')), langs, path.join(repoRoot, 'bench', 'results', `rerank-rows-${kind}.json`));
   const { cv, w } = crossValidatedFit(rows, 0.01);
   report(rows, [['standard score', rows.map((r) => sig(r.x[1]))], ['calibrated reranker (5-fold CV)', cv]]);

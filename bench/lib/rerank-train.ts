@@ -6,6 +6,7 @@
 // Before the nineteenth session the reranker was fitted on SciFact train alone; on long documents its
 // scores then left most FinanceBench contexts empty (docs/models.md).
 import { rerankFeatures, RERANK_FEATURES, type SentenceEmbed } from '../../src/models/builtin-reranker-features.ts';
+import type { RerankCandidate, RerankQuery } from '../../src/models/reranker.ts';
 import { rerankCandidate, rerankQueryTerms } from '../../src/search/stages/rerank.ts';
 import type { TrainVisitor } from './train-sets.ts';
 
@@ -18,22 +19,26 @@ export interface RerankRow {
 }
 
 /**
- * The visitor that turns each training query into reranker rows (the head of its ranking, best first).
- * @param out   rows are appended here
- * @param depth regions reranked per query (RERANK_MODEL.depth)
- * @param embed sentence embedder (the builtin GloVe SIF, as served)
+ * The visitor that turns each training query into reranker rows: the head of its ranking (best first), the
+ * candidates and the query exactly as rerankRegions hands them to a reranker (document title as fallback
+ * title, the counted query terms), and one feature vector per candidate from `featurise`.
+ * @param out       rows are appended here
+ * @param depth     regions reranked per query (the reranker's depth)
+ * @param featurise the row vector of every candidate (the builtin model's features, or an external
+ *                  reranker's value beside the standard score)
  */
-export function rerankRows(out: RerankRow[], depth: number, embed: SentenceEmbed): TrainVisitor {
+export function rerankRows(out: RerankRow[], depth: number, featurise: (query: RerankQuery, candidates: RerankCandidate[]) => Promise<number[][]>): TrainVisitor {
   return async ({ set, key, text, ranked, judge }) => {
     const head = ranked.regions.slice(0, depth);
     const candidates = head.map((r) => rerankCandidate(r, ranked.stats!, ranked.docs.get(r.docId)?.title ?? ''));
-    const terms = rerankQueryTerms(ranked.analysed.groups, ranked.stats!);
-    const feats = rerankFeatures(text, ranked.analysed.stemLang, candidates, embed, undefined, terms);
-    head.forEach((r, i) => {
-      const content = r.chunks.map((c) => c.content).join('\n');
-      out.push({ set, query: key, x: RERANK_FEATURES.map((n) => feats[i][n]), y: judge(r.docId, content) ? 1 : 0 });
-    });
+    const x = await featurise({ text, lang: ranked.analysed.stemLang, terms: rerankQueryTerms(ranked.analysed.groups, ranked.stats!) }, candidates);
+    head.forEach((r, i) => out.push({ set, query: key, x: x[i], y: judge(r.docId, r.chunks.map((c) => c.content).join('\n')) ? 1 : 0 }));
   };
+}
+
+/** The builtin reranker's feature vectors (RERANK_FEATURES order) of a query's candidates, as served. */
+export function builtinFeatures(embed: SentenceEmbed): (query: RerankQuery, candidates: RerankCandidate[]) => Promise<number[][]> {
+  return async (q, c) => rerankFeatures(q.text, q.lang, c, embed, undefined, q.terms).map((f) => RERANK_FEATURES.map((n) => f[n]));
 }
 
 /** The kind of data a set belongs to (languages pooled): "xquad-de n=10" → "xquad n=10". */

@@ -1,8 +1,8 @@
 // Snowball stemmers per language (DESIGN.md §4), from the `snowball-stemmers` package (a JS port of the
 // Snowball algorithms), and for the languages that port lacks (Greek, Hindi, Ukrainian, Indonesian/Malay,
 // Lithuanian, Nepali, Serbian/Croatian/Bosnian, Bulgarian) from `@orama/stemmers` (Orama's builds of the
-// Snowball algorithms, and its port of Lucene's Bulgarian stemmer). Maps ISO 639-1 codes to algorithm names and memoises stems, because the same
-// words recur constantly and the ported stemmers allocate on every call. Words longer than MAX_STEM_LENGTH
+// Snowball algorithms, and its port of Lucene's Bulgarian stemmer). Maps ISO 639-1 codes to algorithm names
+// and memoises stems, because the same words recur constantly and the ported stemmers allocate on every call. Words longer than MAX_STEM_LENGTH
 // are not stemmed, which bounds the cost of stemmers that are not linear in the word (Ukrainian's regexps).
 import { createRequire } from 'node:module';
 import { stemmer as bulgarianStemmer } from '@orama/stemmers/bulgarian';

@@ -1,7 +1,7 @@
 // The builtin reranker (DESIGN.md §3): works offline with nothing to download. A logistic regression
-// (builtin-reranker-model.ts, fitted on the training splits of SciFact and XQuAD) over lexical, proximity and semantic features of
-// each candidate (builtin-reranker-features.ts) on top of the standard tier's fused score, so its output
-// is a calibrated relevance probability. Sentence vectors come from the builtin GloVe embedder's table,
+// (builtin-reranker-model.ts, fitted on the training splits of SciFact and XQuAD) over lexical, proximity
+// and semantic features of each candidate (builtin-reranker-features.ts) on top of the standard tier's fused
+// score, so its output is a calibrated relevance probability. Sentence vectors come from the builtin GloVe embedder's table,
 // shared with the embedder when that is the builtin one too (same data directory, one load).
 import { LRUCache } from 'lru-cache';
 import { timeSlicer } from '../internal/event-loop.ts';
