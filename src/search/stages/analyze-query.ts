@@ -8,7 +8,7 @@
 // "Assume you are an analyst preparing a briefing. <question>? Use the details in …" keeps its question in
 // front, while words outside it ("… shown in the cash flow statement") still count.
 import { analyze, analyzeWords, detectLanguage } from '../../analysis/analyzer.ts';
-import { instructionMarkerTerms, promptTerms, stopTerms } from '../../analysis/stopwords.ts';
+import { instructionMarkerTerms, promptTerms, queryStopTerms, stopTerms } from '../../analysis/stopwords.ts';
 
 /** One sentence of a query: its word groups and whether it is a question (isQuestion). */
 export interface QuerySentence {
@@ -167,7 +167,11 @@ export function analyseQuery(query: string, fallbackLang: string | null): Analys
   const alternatives = [stemLang === null ? stemmed : analyzeWords(query, null)];
   if (fallbackLang && fallbackLang !== stemLang) alternatives.push(analyzeWords(query, fallbackLang));
   const paired = alternatives.every((a) => a.length === stemmed.length);
+  // `stop`: the words a document's stored phrase pairs skip too (phraseSkipTerms), for pair ends; `drop`:
+  // those and the query-only stopwords (queryStopTerms), which leave the query but break its phrases —
+  // a document stores the pairs on both sides of such a word, not one across it.
   const stop = new Set([...stopTerms(stemLang), ...stopTerms(fallbackLang), ...stopTerms('en'), ...promptTerms()]);
+  const drop = new Set([...stop, ...queryStopTerms(stemLang), ...queryStopTerms(fallbackLang), ...queryStopTerms('en')]);
   // One entry per distinct word (keyed by its stemmed term): its forms (the group: each analysis's own term),
   // the terms that end it in a document's pair sequence, its compound parts in every analysis (BM25 terms),
   // and its content parts in text order (the compound's own phrase).
@@ -185,36 +189,38 @@ export function analyseQuery(query: string, fallbackLang: string | null): Analys
     }
   });
   let kept = [...words.values()];
-  const content = kept.filter((w) => !w.forms.some((t) => stop.has(t)));
+  const content = kept.filter((w) => !w.forms.some((t) => drop.has(t)));
   if (content.length > 0) kept = content;
   const groups = kept.map((w) => w.forms);
-  const parts = kept.map((w) => w.parts.filter((x) => !stop.has(x)));
+  const parts = kept.map((w) => w.parts.filter((x) => !drop.has(x)));
   const terms = [...new Set([...groups.flat(), ...parts.flat()])];
-  if (!paired) for (const t of alternatives.flat(2)) if (!terms.includes(t) && !stop.has(t)) terms.push(t);
+  if (!paired) for (const t of alternatives.flat(2)) if (!terms.includes(t) && !drop.has(t)) terms.push(t);
   const inFocus = focus === null ? null : new Set(analyze(focus, stemLang));
   const weights = groups.map((g) => (inFocus === null || inFocus.has(g[0]) ? 1 : FOCUS_OUTSIDE_WEIGHT));
   const index = new Map(groups.map((g, i) => [g[0], i]));
   // Coverage segments: sentences, and clauses within them (CLAUSE), each analysed once; a sentence's groups
   // are the union of its clauses' (for the sentence drop), its phrase pairs the adjacent groups of its
   // clauses' sequences joined (a comma does not part a phrase's words in a document's stored pairs either).
-  // Each clause is analysed once: its words' group indices as written (undefined = a stopword or prompt word).
+  // Each clause is analysed once: its words' group indices as written (undefined = a stopword or prompt word,
+  // null = a query-only stopword, which no phrase pair crosses).
   const markers = instructionMarkerTerms();
   const written = querySegments(query).map((s) => {
     const question = isQuestion(s);
     let instruction = false;
-    const clauses = s.split(CLAUSE).map((c) => analyzeWords(c, stemLang).map((w) => {
+    const clauses = s.split(CLAUSE).map((c) => analyzeWords(c, stemLang).map((w): number | undefined | null => {
       if (!question && !instruction && w.some((t) => markers.has(t))) instruction = true;
-      return index.get(w[0]);
+      const g = index.get(w[0]);
+      return g === undefined && !stop.has(w[0]) && drop.has(w[0]) ? null : g;
     }));
     return { question, instruction, clauses };
   });
-  const isGroup = (i: number | undefined): i is number => i !== undefined;
+  const isGroup = (i: number | undefined | null): i is number => i !== undefined && i !== null;
   const bySentence = written.map((s) => ({ question: s.question, instruction: s.instruction, clauses: s.clauses.map((c) => c.filter(isGroup)).filter((x) => x.length > 0) }));
   const segments = bySentence.flatMap((s) => s.clauses.map((c) => [...new Set(c)]));
   const sentences = bySentence.map((s) => ({ groups: [...new Set(s.clauses.flat())], question: s.question, instruction: s.instruction })).filter((x) => x.groups.length > 0);
   // A compound is also a phrase of its parts: the pair [a, a] (analyse "FY2023" as "FY 2023").
   const inner = kept.map((w) => w.inner);
-  const pairs = [...phrasePairs(bySentence.map((s) => s.clauses.flat())), ...groups.flatMap((_, a) => (inner[a].length >= 2 ? [[a, a] as [number, number]] : []))];
+  const pairs = [...phrasePairs(written.flatMap((s) => splitAtBreaks(s.clauses.flat()))), ...groups.flatMap((_, a) => (inner[a].length >= 2 ? [[a, a] as [number, number]] : []))];
   const pairTerms = pairs.map(([a, b]): Array<[string, string]> => {
     if (a === b) return inner[a].slice(1).map((y, k) => [inner[a][k], y]);
     return kept[a].tails.flatMap((x) => groups[b].map((y): [string, string] => [x, y]));
@@ -264,13 +270,26 @@ export function closedWordForms(a: string, b: string, lang: string | null): stri
 }
 
 /** The runs of consecutive group indices in a clause's words as written (a stopword, undefined, ends a run). */
-function runsOfGroups(seq: Array<number | undefined>): number[][] {
+function runsOfGroups(seq: Array<number | undefined | null>): number[][] {
   const runs: number[][] = [[]];
   for (const g of seq) {
-    if (g === undefined) runs.push([]);
+    if (g === undefined || g === null) runs.push([]);
     else runs[runs.length - 1].push(g);
   }
   return runs.filter((r) => r.length > 1);
+}
+
+/**
+ * A sentence's group sequence for phrase pairs: stopwords (undefined) are skipped as a document's stored
+ * pairs skip them; a query-only stopword (null) ends the sequence, since a document stores no pair across it.
+ */
+function splitAtBreaks(seq: Array<number | undefined | null>): number[][] {
+  const out: number[][] = [[]];
+  for (const g of seq) {
+    if (g === null) out.push([]);
+    else if (g !== undefined) out[out.length - 1].push(g);
+  }
+  return out.filter((x) => x.length > 0);
 }
 
 /**
