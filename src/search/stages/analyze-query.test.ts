@@ -1,6 +1,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { initAnalysis } from '../../analysis/analyzer.ts';
+import { phraseSkipTerms } from '../../analysis/stopwords.ts';
 import { analyseQuery, closedWordForms, denseQueryText, FOCUS_OUTSIDE_WEIGHT, isQuestion, MAX_CLOSED_PAIRS, questionFocus, termBoosts } from './analyze-query.ts';
 
 before(() => initAnalysis());
@@ -103,6 +104,19 @@ test('phrase pairs join adjacent content words of one sentence, never across sen
   assert.ok(!has('statement', 'assum'), 'no pair across the sentence boundary');
   assert.equal(new Set(q.pairs.map((p) => p.join())).size, q.pairs.length, 'distinct');
   assert.deepEqual(analyseQuery('insulin', 'en').pairs, []);
+});
+
+test('query-only stopwords (Orama\'s lists) leave the query and end its phrases; stored pairs skip only stopword\'s list', () => {
+  const q = analyseQuery('¿En qué año fue fundada la ciudad de Lima?', 'es');
+  assert.equal(q.stemLang, 'es');
+  const word = (t: string) => q.groups.findIndex((g) => g.includes(t));
+  assert.equal(word('fue'), -1, '"fue" (was) is not a content word');
+  assert.ok(!q.terms.includes('fue'), 'nor a BM25 term');
+  assert.ok(!phraseSkipTerms('es').has('fue'), 'a document stores the pairs on both sides of "fue"');
+  const has = (a: string, b: string) => q.pairs.some(([x, y]) => x === word(a) && y === word(b));
+  assert.ok(word('ano') >= 0 && word('fund') >= 0 && !has('ano', 'fund'), 'so no query pair crosses it');
+  assert.ok(has('fund', 'ciud'), '"la" is skipped inside a phrase');
+  assert.ok(has('ciud', 'lim'), '"de" (a stopword of both lists) is skipped, as stored pairs skip it');
 });
 
 test('the query vector is made of the question when instructions wrap it', () => {
