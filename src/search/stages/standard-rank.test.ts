@@ -35,6 +35,25 @@ test('a document the query names is scored among its own candidates; other docum
   for (let i = 1; i < named.length; i++) assert.ok(named[i - 1].score >= named[i].score, 'best first');
 });
 
+test('two documents a query names are each scored among their own candidates, as searchInDoc scores them', () => {
+  // "amcor real change sales fx": AMCOR's 10-K and release both hold the name; the 10-K holds more words.
+  const bm25 = [
+    ...[0, 1, 2, 3, 4].map((i) => hit('AMCOR-10K', i, `amcor real sales fx change ${i}`, 9 - i)),
+    ...[0, 1, 2, 3, 4].map((i) => hit('AMCOR-REL', i, i === 0 ? 'amcor sales change' : `amcor outlook ${i}`, 6 - i)),
+    hit('3M', 0, '3m sales change', 5),
+  ];
+  const groups = [['amcor'], ['real'], ['sales'], ['fx'], ['change']];
+  const titles = new Map([['AMCOR-10K', 'amcor 2023 10k'], ['AMCOR-REL', 'amcor 2023 release'], ['3M', '3m 2018 10k']]);
+  const stats = queryStats(null, bm25, true, groups.length, 1000);
+  const named = rankStandard(null, bm25, stats, { groups, titles }).regions;
+  const rel = bm25.filter((h) => h.chunk.doc_id === 'AMCOR-REL');
+  const inDoc = rankStandard(null, rel, { ...stats, maxBm25: 6 }, { groups, titles, scoped: true }).regions;
+  const score = (rs: typeof named, id: string) => rs.find((r) => `${r.docId}:${r.from}` === id)!.score;
+  assert.equal(score(named, 'AMCOR-REL:0'), score(inDoc, 'AMCOR-REL:0'), 'the release\'s evidence scores as a search in the release');
+  assert.ok(named.filter((r) => r.docId.startsWith('AMCOR')).every((r) => r.stats), 'both named documents are rescored');
+  assert.ok(named.find((r) => r.docId === 'AMCOR-REL')!.stats!.matchable < named.find((r) => r.docId === 'AMCOR-10K')!.stats!.matchable, 'each with its own statistics');
+});
+
 test('no named document (a word every label holds, or one document): no region is rescored', () => {
   const bm25 = [hit('A', 0, 'alpha insulin', 5), hit('B', 0, 'beta insulin', 4)];
   const groups = [['insulin']];

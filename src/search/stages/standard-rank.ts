@@ -43,8 +43,13 @@ export function rankStandard(vector: IndexHit[] | null, bm25: IndexHit[] | null,
   // ones into whole sections that filled the budget.
   const strong = (f: FusedChunk): boolean => chunkScore(f, scored, opts.model, opts.fallback) >= GROUP_MIN_SCORE;
   const regions = scoreRegions(groupRegions(fused, MAX_MERGE_GAP, strong), scored, opts.model, opts.fallback);
-  if (!named || opts.scoped || countIn(fused, named) < MIN_SCOPE_CANDIDATES) return { regions, stats: scored };
-  return { regions: withNamedScope(regions, named, vector, bm25, stats, opts), stats: scored };
+  if (!named || opts.scoped) return { regions, stats: scored };
+  // Each named document on its own: two filings of one company ("AMCOR" names its 10-K and its earnings
+  // release) are two searches in a document, not one search over both, where the 10-K's words set the bar
+  // for the release's passages.
+  let out = regions;
+  for (const doc of named) if (countIn(fused, doc) >= MIN_SCOPE_CANDIDATES) out = withNamedScope(out, doc, vector, bm25, stats, opts);
+  return { regions: out, stats: scored };
 }
 
 /**
@@ -58,9 +63,9 @@ export function rankStandard(vector: IndexHit[] | null, bm25: IndexHit[] | null,
  */
 export const MIN_SCOPE_CANDIDATES = 5;
 
-function countIn(fused: FusedChunk[], docs: ReadonlySet<string>): number {
+function countIn(fused: FusedChunk[], doc: string): number {
   let n = 0;
-  for (const f of fused) if (docs.has(f.chunk.doc_id)) n++;
+  for (const f of fused) if (f.chunk.doc_id === doc) n++;
   return n;
 }
 
@@ -82,18 +87,24 @@ export interface RankOptions {
 }
 
 /**
- * The regions of the documents a query names (coverage.ts namedDocuments) scored as a search in those
- * documents would score them: among their own candidates, whose words set the matchable query length,
- * pool IDF and document coverage. Over a namespace of ten filings, "What was MGM's interest coverage ratio
- * using FY2022 Adjusted EBIT …" spreads its words over every filing ("numerator" and "EBIT" are 10-K words),
+ * The regions of a document the query names (coverage.ts namedDocuments) scored as a search in that
+ * document (`searchInDoc`) would score them: among its own candidates, whose words set the matchable query
+ * length, pool IDF and document coverage. Called once per named document (rankStandard). Over a namespace
+ * of ten filings, "What was MGM's interest coverage ratio using FY2022 Adjusted EBIT …" spreads its words
+ * over every filing ("numerator" and "EBIT" are 10-K words),
  * so each chunk covers little of the query and MGM's evidence scored 0.025 (rank 15); scoped to MGM's
  * release, it scores as `searchInDoc` scores it. A named document's region keeps the better of its two scores;
  * other documents' regions keep theirs. The scoped ranking reads the same candidate lists (no engine call);
  * a chunk of a named document that a full list left out is imputed the whole list's floor, as before.
- * @returns every region, the named documents' from the scoped ranking (with `stats` set), best first
+ * Until the twentieth session the documents a query named were scored together; "AMCOR" names its 10-K
+ * and its release, and the 10-K's words then set the bar for the release's passages: "How much was the
+ * Real change in Sales for AMCOR in FY 2023 vs FY 2022 …" scored the release's evidence 0.15 (empty
+ * context), 0.47 in `searchInDoc`. Cost: the named documents' candidates partition the scoped pool, so
+ * the scoped rankings together read each candidate once, as the joint one did.
+ * @returns every region, this document's from its scoped ranking (with `stats` set), best first
  */
-function withNamedScope(regions: Region[], named: Set<string>, vector: IndexHit[] | null, bm25: IndexHit[] | null, stats: QueryStats, opts: RankOptions): Region[] {
-  const inScope = (hits: IndexHit[] | null) => hits && hits.filter((h) => named.has(h.chunk.doc_id));
+function withNamedScope(regions: Region[], doc: string, vector: IndexHit[] | null, bm25: IndexHit[] | null, stats: QueryStats, opts: RankOptions): Region[] {
+  const inScope = (hits: IndexHit[] | null) => hits && hits.filter((h) => h.chunk.doc_id === doc);
   const v = inScope(vector);
   const b = inScope(bm25);
   const base: QueryStats = {
@@ -102,12 +113,12 @@ function withNamedScope(regions: Region[], named: Set<string>, vector: IndexHit[
     maxAnn: v && v.length ? Math.max(...v.map((h) => h.score)) : null,
   };
   const scoped = rankStandard(v, b, base, { ...opts, scoped: true });
-  const global = new Map(regions.filter((r) => named.has(r.docId)).map((r) => [`${r.docId}:${r.chunksetIndex}:${r.from}`, r.score]));
+  const global = new Map(regions.filter((r) => r.docId === doc).map((r) => [`${r.docId}:${r.chunksetIndex}:${r.from}`, r.score]));
   for (const r of scoped.regions) {
     r.stats = scoped.stats;
     r.score = Math.max(r.score, global.get(`${r.docId}:${r.chunksetIndex}:${r.from}`) ?? 0);
   }
-  return [...regions.filter((r) => !named.has(r.docId)), ...scoped.regions].sort(byScore);
+  return [...regions.filter((r) => r.docId !== doc), ...scoped.regions].sort(byScore);
 }
 
 /** Least Embedder.coverage of the query for the lexical anchor to be used (a prior, see denseCoverageOk). */
