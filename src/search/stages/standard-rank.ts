@@ -53,7 +53,7 @@ export function rankStandard(vector: IndexHit[] | null, bm25: IndexHit[] | null,
 }
 
 /**
- * Fewest candidates of the named documents for them to be scored again among themselves. A scope of few
+ * Fewest candidates of a named document for it to be scored again among its own. A scope of few
  * passages is degenerate: their words are then the whole matchable query, so each covers much of it
  * whatever it holds. Without a minimum, a SciFact abstract whose title alone held a rare word of the
  * claim scored as if it answered it (SciFact test nDCG@10 0.6911 → 0.6884). Chosen on the training rows
