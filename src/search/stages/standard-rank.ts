@@ -100,7 +100,9 @@ export interface RankOptions {
  * and its release, and the 10-K's words then set the bar for the release's passages: "How much was the
  * Real change in Sales for AMCOR in FY 2023 vs FY 2022 …" scored the release's evidence 0.15 (empty
  * context), 0.47 in `searchInDoc`. Cost: the named documents' candidates partition the scoped pool, so
- * the scoped rankings together read each candidate once, as the joint one did.
+ * the scoped rankings together read each candidate once, as the joint one did; each call also re-sorts the
+ * R regions, and there are at most P / MIN_SCOPE_CANDIDATES calls for a pool of P candidates (≤ 200 + 200),
+ * so O((P / 5) · R log R) in all.
  * @returns every region, this document's from its scoped ranking (with `stats` set), best first
  */
 function withNamedScope(regions: Region[], doc: string, vector: IndexHit[] | null, bm25: IndexHit[] | null, stats: QueryStats, opts: RankOptions): Region[] {
