@@ -170,8 +170,9 @@ export function analyseQuery(query: string, fallbackLang: string | null): Analys
   // `stop`: the words a document's stored phrase pairs skip too (phraseSkipTerms), for pair ends; `drop`:
   // those and the query-only stopwords (queryStopTerms), which leave the query but break its phrases —
   // a document stores the pairs on both sides of such a word, not one across it.
-  const stop = new Set([...stopTerms(stemLang), ...stopTerms(fallbackLang), ...stopTerms('en'), ...promptTerms()]);
-  const drop = new Set([...stop, ...queryStopTerms(stemLang), ...queryStopTerms(fallbackLang), ...queryStopTerms('en')]);
+  // Both are views over the memoised sets (no per-query copy: Spanish and English alone hold ≈ 1 000 terms).
+  const stop = anyOf([stopTerms(stemLang), stopTerms(fallbackLang), stopTerms('en'), promptTerms()]);
+  const drop = anyOf([queryStopTerms(stemLang), queryStopTerms(fallbackLang), queryStopTerms('en'), promptTerms()]);
   // One entry per distinct word (keyed by its stemmed term): its forms (the group: each analysis's own term),
   // the terms that end it in a document's pair sequence, its compound parts in every analysis (BM25 terms),
   // and its content parts in text order (the compound's own phrase).
@@ -277,6 +278,11 @@ function runsOfGroups(seq: Array<number | undefined | null>): number[][] {
     else runs[runs.length - 1].push(g);
   }
   return runs.filter((r) => r.length > 1);
+}
+
+/** Membership in any of `sets` (queryStopTerms ⊇ stopTerms, so `drop` ⊇ `stop`). */
+function anyOf(sets: ReadonlyArray<ReadonlySet<string>>): { has(term: string): boolean } {
+  return { has: (term) => sets.some((set) => set.has(term)) };
 }
 
 /**
