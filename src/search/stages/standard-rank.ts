@@ -47,9 +47,12 @@ export function rankStandard(vector: IndexHit[] | null, bm25: IndexHit[] | null,
   // Each named document on its own: two filings of one company ("AMCOR" names its 10-K and its earnings
   // release) are two searches in a document, not one search over both, where the 10-K's words set the bar
   // for the release's passages.
-  let out = regions;
-  for (const doc of named) if (countIn(fused, doc) >= MIN_SCOPE_CANDIDATES) out = withNamedScope(out, doc, vector, bm25, stats, opts);
-  return { regions: out, stats: scored };
+  const counts = new Map<string, number>();
+  for (const f of fused) if (named.has(f.chunk.doc_id)) counts.set(f.chunk.doc_id, (counts.get(f.chunk.doc_id) ?? 0) + 1);
+  const scoped = new Set([...named].filter((doc) => (counts.get(doc) ?? 0) >= MIN_SCOPE_CANDIDATES));
+  if (scoped.size === 0) return { regions, stats: scored };
+  const rescored = [...scoped].flatMap((doc) => scopeOf(regions, doc, vector, bm25, stats, opts));
+  return { regions: [...regions.filter((r) => !scoped.has(r.docId)), ...rescored].sort(byScore), stats: scored };
 }
 
 /**
@@ -62,12 +65,6 @@ export function rankStandard(vector: IndexHit[] | null, bm25: IndexHit[] | null,
  * candidates than that (MGM's release: 14 of 30 either way).
  */
 export const MIN_SCOPE_CANDIDATES = 5;
-
-function countIn(fused: FusedChunk[], doc: string): number {
-  let n = 0;
-  for (const f of fused) if (f.chunk.doc_id === doc) n++;
-  return n;
-}
 
 /** Options of rankStandard (see its parameters). */
 export interface RankOptions {
@@ -100,12 +97,11 @@ export interface RankOptions {
  * and its release, and the 10-K's words then set the bar for the release's passages: "How much was the
  * Real change in Sales for AMCOR in FY 2023 vs FY 2022 …" scored the release's evidence 0.15 (empty
  * context), 0.47 in `searchInDoc`. Cost: the named documents' candidates partition the scoped pool, so
- * the scoped rankings together read each candidate once, as the joint one did; each call also re-sorts the
- * R regions, and there are at most P / MIN_SCOPE_CANDIDATES calls for a pool of P candidates (≤ 200 + 200),
- * so O((P / 5) · R log R) in all.
- * @returns every region, this document's from its scoped ranking (with `stats` set), best first
+ * the scoped rankings together read each candidate once, as the joint one did; rankStandard merges them
+ * with the other documents' regions in one sort.
+ * @returns this document's regions from its scoped ranking (with `stats` set)
  */
-function withNamedScope(regions: Region[], doc: string, vector: IndexHit[] | null, bm25: IndexHit[] | null, stats: QueryStats, opts: RankOptions): Region[] {
+function scopeOf(regions: Region[], doc: string, vector: IndexHit[] | null, bm25: IndexHit[] | null, stats: QueryStats, opts: RankOptions): Region[] {
   const inScope = (hits: IndexHit[] | null) => hits && hits.filter((h) => h.chunk.doc_id === doc);
   const v = inScope(vector);
   const b = inScope(bm25);
@@ -120,7 +116,7 @@ function withNamedScope(regions: Region[], doc: string, vector: IndexHit[] | nul
     r.stats = scoped.stats;
     r.score = Math.max(r.score, global.get(`${r.docId}:${r.chunksetIndex}:${r.from}`) ?? 0);
   }
-  return [...regions.filter((r) => r.docId !== doc), ...scoped.regions].sort(byScore);
+  return scoped.regions;
 }
 
 /** Least Embedder.coverage of the query for the lexical anchor to be used (a prior, see denseCoverageOk). */
