@@ -188,3 +188,20 @@ test('Greek questions end in ";" (the Greek question mark): a wrapped Greek ques
   assert.equal(denseQueryText(`Assume you are an analyst preparing a briefing. ${q} Answer using the details in the provided documents.`), q);
   assert.equal(denseQueryText(`You are a helpful assistant. Using only the information available in the provided documents, answer the following question as precisely as possible: ${q}`), q);
 });
+
+// Last in this file: it loads the derivational links, which later analyses would see.
+test('an English word also matches its derivational relatives, but two query words never merge', async () => {
+  const { initDerivations } = await import('../../analysis/derivations.ts');
+  assert.deepEqual(analyseQuery('Which companies were acquired?', 'en').groups[1], ['acquir', 'acquired']);
+  await initDerivations();
+  const q = analyseQuery('Which companies were acquired?', 'en');
+  assert.deepEqual(q.groups[1], ['acquir', 'acquired', 'acquisit']);
+  assert.ok(q.terms.includes('acquisit'));
+  // Both words asked: each keeps its own group, so a passage holding one of them covers one word, not two.
+  const both = analyseQuery('acquired acquisitions', 'en');
+  assert.ok(!both.groups[0].includes('acquisit') && !both.groups[1].includes('acquir'));
+  // Another language's stems are not English stems: no relatives.
+  const es = analyseQuery('¿Qué empresas fueron adquiridas por la compañía en el año fiscal?', 'es');
+  assert.equal(es.stemLang, 'es');
+  assert.ok(es.groups.every((g) => !g.includes('acquisit')));
+});
