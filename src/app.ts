@@ -35,7 +35,7 @@ import { WebhookSecrets } from './notifications/webhook-secrets.ts';
 import { createBucketDomain } from './buckets/index.ts';
 import { buildHttpServer } from './http/server.ts';
 import { initAnalysis } from './analysis/analyzer.ts';
-import { initDerivations } from './analysis/derivations.ts';
+import { initEnglishForms } from './analysis/english-forms.ts';
 import { Metrics } from './internal/metrics.ts';
 import { startEventLoopMonitor } from './internal/event-loop.ts';
 import type { Services } from './services.ts';
@@ -71,7 +71,7 @@ function resolveSecret(config: Config): string {
 export async function createApp(config: Config, opts: { logger?: boolean } = {}): Promise<AppHandle> {
   const cfg: Config = { ...config, serverSecret: resolveSecret(config) };
   const logger = opts.logger === false ? pino({ level: 'silent' }) : pino({ level: cfg.logLevel });
-  await Promise.all([initAnalysis(), initDerivations()]); // query analysis needs both, before the first search
+  await Promise.all([initAnalysis(), initEnglishForms()]); // query analysis needs both, before the first search
   startEventLoopMonitor(); // lag reported by /readyz (issue 13)
   const cp = await openControlPlane({ databaseUrl: cfg.databaseUrl, dataDir: cfg.dataDir, onIdleError: (err) => logger.warn({ err }, 'idle control-plane connection failed') });
   // Issue 14: any number of nodes may share the index; one writer per namespace at a time (docs/scale-out.md).

@@ -13,7 +13,7 @@ import { assetsForCitedDocs, type CitedDoc } from '../ingest/assets/search-asset
 import type { IndexHit, NamespaceIndex } from '../storage/namespace-index.ts';
 import type { RelevanceModel } from './stages/relevance-model.ts';
 import { DeletingDocsCache, dominantLanguage, resolveScope, visibleDocs, type AttributeFilterSource, type VisibleDoc } from './doc-filters.ts';
-import { initDerivations } from '../analysis/derivations.ts';
+import { initEnglishForms } from '../analysis/english-forms.ts';
 import { analyseQuery, denseQueryText, termBoosts, type AnalysedQuery } from './stages/analyze-query.ts';
 import { admissiblePrefix, admitWithinBudget, clampBudget, type BudgetItem, type BudgetResult } from './stages/budget.ts';
 import { DEFAULT_EXPAND_TIGHTNESS, expandRegions } from './stages/expand.ts';
@@ -151,7 +151,7 @@ export class SearchService {
    */
   async rank(ctx: SearchContext, req: SearchRequest, withText = false): Promise<Ranked> {
     const { cp, index, embedder } = this.deps;
-    await Promise.all([initAnalysis(), initDerivations()]);
+    await Promise.all([initAnalysis(), initEnglishForms()]);
     const timed = this.stopwatch();
     const scope = await resolveScope(cp, ctx.projectId, req, this.deps.attributes, this.deleting);
     timed('scope');

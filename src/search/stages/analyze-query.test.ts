@@ -189,11 +189,11 @@ test('Greek questions end in ";" (the Greek question mark): a wrapped Greek ques
   assert.equal(denseQueryText(`You are a helpful assistant. Using only the information available in the provided documents, answer the following question as precisely as possible: ${q}`), q);
 });
 
-// Last in this file: it loads the derivational links, which later analyses would see.
+// Last in this file: it loads the English forms (analysis/english-forms.ts), which later analyses would see.
 test('an English word also matches its derivational relatives, but two query words never merge', async () => {
-  const { initDerivations } = await import('../../analysis/derivations.ts');
+  const { initEnglishForms } = await import('../../analysis/english-forms.ts');
   assert.deepEqual(analyseQuery('Which companies were acquired?', 'en').groups[1], ['acquir', 'acquired']);
-  await initDerivations();
+  await initEnglishForms();
   const q = analyseQuery('Which companies were acquired?', 'en');
   assert.deepEqual(q.groups[1], ['acquir', 'acquired', 'acquisit']);
   assert.ok(q.terms.includes('acquisit'));
