@@ -25,6 +25,17 @@ test('a hit whose expansion does not fit enters in its core form', () => {
   assert.equal(r.tokens, 800);
 });
 
+test('every hit\'s retrieved chunks come before any hit\'s neighbours; expansions then go best first while they fit', () => {
+  // Expanded as admitted, a's neighbours (600) would leave room for b's core only: c would be dropped.
+  const r = admitWithinBudget([item('a', 0.9, 800, 200), item('b', 0.8, 800, 200), item('c', 0.7, 300, 200), item('d', 0.6, 500, 200)], { target: 1000, max: 1000 });
+  assert.deepEqual(r.admitted, [{ index: 0, variant: 'core' }, { index: 1, variant: 'core' }, { index: 2, variant: 'expanded' }, { index: 3, variant: 'core' }]);
+  assert.equal(r.tokens, 900);
+  // With room for all, every hit is expanded.
+  const roomy = admitWithinBudget([item('a', 0.9, 800, 200), item('b', 0.8, 800, 200)], { target: 2000, max: 2000 });
+  assert.deepEqual(roomy.admitted.map((a) => a.variant), ['expanded', 'expanded']);
+  assert.equal(roomy.tokens, 1600);
+});
+
 test('document header overhead is paid once per document', () => {
   const r = admitWithinBudget([item('a', 0.9, 100, 100, 50), item('a', 0.8, 100, 100, 50), item('b', 0.7, 100, 100, 50)], { target: 300, max: 300 });
   assert.deepEqual(r.admitted.map((a) => a.index), [0, 1]);

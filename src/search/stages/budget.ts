@@ -1,6 +1,9 @@
-// Stage 7 of retrieval: the token budget (DESIGN.md §5). Hits are admitted best-first while they fit
-// `target_tokens`; a hit whose expanded form does not fit may still enter in its core form (only its
-// retrieved chunks). At the first hit that fits in neither form the result is cut — except that the
+// Stage 7 of retrieval: the token budget (DESIGN.md §5). Hits are admitted best-first in their core form
+// (their retrieved chunks) while they fit `target_tokens`; then, best first, each admitted hit takes its
+// expanded form (the neighbours `expand_tightness` gives it) if that still fits the target. Another probably
+// relevant passage is worth more than a first passage's neighbours (twenty-first session: before, hits were
+// expanded as they were admitted, so the first hits' neighbours could fill the budget and leave out the
+// ninth hit at 0.37; docs/search.md "Token budget"). At the first hit whose core does not fit the result is cut — except that the
 // budget may grow toward `max_tokens` to finish a tight cluster: when the hits around the cut (scores
 // within CLUSTER_MARGIN of the last admitted one) come from at least two documents, the rest of that
 // cluster is admitted while it fits `max_tokens` — provided the last admitted hit is probably relevant
@@ -79,7 +82,9 @@ export function clampBudget(target: number | undefined, max: number | undefined)
 }
 
 /**
- * Admit hits under the budget.
+ * Admit hits under the budget: their cores best first while they fit the target (a lone best hit over it
+ * may use max_tokens, cut if need be; a tight cluster at the cut may grow toward max_tokens), then, best
+ * first, the expanded form of each admitted hit whose expansion still fits the target.
  * @param items   hits best first (score descending)
  * @param budget  target and max tokens (already clamped)
  * @param hasMore true when more (not yet expanded) hits follow `items`
@@ -90,11 +95,12 @@ export function admitWithinBudget(items: BudgetItem[], budget: { target: number;
   const admitted: Admission[] = [];
   const docsIn = new Set<string>();
   let used = 0;
-  const tryAdmit = (i: number, limit: number): boolean => {
+  // `expandable`: the hit may enter expanded right away (a lone best hit over the target); else its core.
+  const tryAdmit = (i: number, limit: number, expandable = false): boolean => {
     const it = items[i];
     const overhead = docsIn.has(it.docId) ? 0 : it.docOverhead;
     let variant: Admission['variant'] | null = null;
-    if (used + it.tokens + overhead <= limit) variant = 'expanded';
+    if (expandable && used + it.tokens + overhead <= limit) variant = 'expanded';
     else if (used + it.coreTokens + overhead <= limit) variant = 'core';
     if (variant === null) return false;
     admitted.push({ index: i, variant });
@@ -107,7 +113,7 @@ export function admitWithinBudget(items: BudgetItem[], budget: { target: number;
   while (i < items.length && tryAdmit(i, budget.target)) i++;
   if (i < items.length && admitted.length === 0) {
     // The best hit alone exceeds the target: it may use up to max_tokens, cut if need be.
-    if (!tryAdmit(i, budget.max)) {
+    if (!tryAdmit(i, budget.max, true)) {
       admitted.push({ index: i, variant: 'core', truncateTo: Math.max(0, budget.max - items[i].docOverhead) });
       used = budget.max;
     }
@@ -130,6 +136,14 @@ export function admitWithinBudget(items: BudgetItem[], budget: { target: number;
         grewForCluster = true;
         i++;
       }
+    }
+  }
+  // Expansions, best first, each while it fits the target (none past it: a grown cluster keeps its cores).
+  for (const a of admitted) {
+    const it = items[a.index];
+    if (a.variant === 'core' && a.truncateTo === undefined && used - it.coreTokens + it.tokens <= budget.target) {
+      used += it.tokens - it.coreTokens;
+      a.variant = 'expanded';
     }
   }
   return { admitted, dropped: items.length - admitted.length, grewForCluster, tokens: used, needsMore };
