@@ -2,7 +2,8 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { initAnalysis } from '../../analysis/analyzer.ts';
 import { phraseSkipTerms } from '../../analysis/stopwords.ts';
-import { analyseQuery, closedWordForms, denseQueryText, FOCUS_OUTSIDE_WEIGHT, isQuestion, MAX_CLOSED_PAIRS, questionFocus, termBoosts } from './analyze-query.ts';
+import { analyseQuery, denseQueryText, FOCUS_OUTSIDE_WEIGHT, isQuestion, questionFocus, termBoosts } from './analyze-query.ts';
+import { closedWordForms, MAX_CLOSED_PAIRS } from './query-phrases.ts';
 
 before(() => initAnalysis());
 
