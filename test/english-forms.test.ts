@@ -1,0 +1,67 @@
+// Issue 11 against the real HTTP server: an English question finds a passage that writes its words in
+// another form — a derivation ("acquired" / "acquisitions", analysis/english-forms.ts) or the other spelling
+// ("tumor" / "tumour") — in the default context, with the forms loaded at start-up (createApp). Without the
+// forms both questions get an empty context: no document holds their words as written.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startTestServer, createProject, type TestServer } from './helpers/start-test-server.ts';
+import { api, ingestFile, waitForJob } from './helpers/api.ts';
+
+const DOCS: Record<string, string> = {
+  'deals.md': `# Note 2. Acquisitions
+
+Trillium: In November 2021 we completed the acquisition of Trillium Therapeutics, a clinical stage
+immuno-oncology company, for total consideration of $2.0 billion.
+
+Arena: In March 2022 we completed the acquisition of Arena Pharmaceuticals for $6.6 billion in cash.
+`,
+  'oncology.md': `# Tumour biology
+
+The tumour microenvironment shapes how fast a tumour grows: hypoxia and the stroma both speed it up, and
+tumour cells that escape immune surveillance spread first to the regional lymph nodes.
+`,
+  'office.md': `# Office notes
+
+The cafeteria closes early on Fridays. Parking permits are renewed every January at the front desk.
+The quarterly all-hands meeting moves to the large auditorium. Bring your badge to every meeting.
+`,
+};
+
+describe('other English forms of a question\'s words', () => {
+  let server: TestServer;
+  let key: string;
+  let dir: string;
+
+  before(async () => {
+    server = await startTestServer({ backend: 'sqlite' });
+    ({ apiKey: key } = await createProject(server, { product: 'docsearch' }));
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'english-forms-'));
+    const jobs = [];
+    for (const [name, text] of Object.entries(DOCS)) {
+      fs.writeFileSync(path.join(dir, name), text);
+      jobs.push(await ingestFile(server.baseUrl, key, path.join(dir, name)));
+    }
+    for (const j of jobs) assert.equal((await waitForJob(server.baseUrl, key, (j.body as { job_id: string }).job_id)).status, 'done');
+  });
+  after(async () => {
+    await server?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a derivation: "acquired" finds the page of acquisitions', async () => {
+    const r = await api(server.baseUrl, key, 'POST', '/v3/docsearch/search', { query: 'What was acquired?' });
+    assert.equal(r.status, 200);
+    assert.ok((r.body as { context: string }).context.includes('Trillium'), JSON.stringify(r.body));
+  });
+
+  test('the other spelling and a derivation: "tumor growth" finds how a tumour grows', async () => {
+    const r = await api(server.baseUrl, key, 'POST', '/v3/docsearch/search', { query: 'tumor growth', format: 'json' });
+    assert.equal(r.status, 200);
+    const hits = (r.body as { results: Array<{ content: string; score: number }> }).results;
+    assert.ok(hits.length > 0 && hits[0].content.includes('microenvironment') && hits[0].score >= 0.3, JSON.stringify(hits));
+    assert.ok(hits.every((h) => !h.content.includes('cafeteria')));
+  });
+});
