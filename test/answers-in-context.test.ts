@@ -4,9 +4,9 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { startTestServer, createProject, type TestServer } from './helpers/start-test-server.ts';
+import type { TestServer } from './helpers/start-test-server.ts';
+import { startProjectFixture, type ProjectFixture } from './helpers/project-fixture.ts';
 import { api, ingestFile, waitForJob } from './helpers/api.ts';
 
 const DECK = `# Billing platform migration
@@ -32,15 +32,15 @@ The quarterly all-hands meeting moves to the large auditorium. Bring your badge 
 `;
 
 describe('answers in the default context', () => {
+  let fx: ProjectFixture;
   let server: TestServer;
   let key: string;
   let dir: string;
   let deckId: string;
 
   before(async () => {
-    server = await startTestServer({ backend: 'sqlite' });
-    ({ apiKey: key } = await createProject(server, { product: 'docsearch' }));
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'answers-'));
+    fx = await startProjectFixture('answers-');
+    ({ server, key, dir } = fx);
     fs.writeFileSync(path.join(dir, 'billing-migration.md'), DECK);
     fs.writeFileSync(path.join(dir, 'office-notes.md'), NOTES);
     // Both at once into a fresh namespace: the second commit lands after the first built the FTS index.
@@ -49,10 +49,7 @@ describe('answers in the default context', () => {
     for (const d of done) assert.equal(d.status, 'done', JSON.stringify(d));
     deckId = done[0].doc_id!;
   });
-  after(async () => {
-    await server?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => fx?.close());
 
   test('a document is BM25-indexed when its job reports done, and found by the default request at once', async () => {
     const list = await api(server.baseUrl, key, 'GET', '/v3/docsearch/docs');

@@ -5,10 +5,9 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { startTestServer, createProject, type TestServer } from './helpers/start-test-server.ts';
-import { api, ingestFile, waitForJob } from './helpers/api.ts';
+import { startProjectFixture, type ProjectFixture } from './helpers/project-fixture.ts';
+import { api, ingestDocsDone } from './helpers/api.ts';
 
 const DOCS: Record<string, string> = {
   'deals.md': `# Note 2. Acquisitions
@@ -31,34 +30,23 @@ The quarterly all-hands meeting moves to the large auditorium. Bring your badge 
 };
 
 describe('other English forms of a question\'s words', () => {
-  let server: TestServer;
-  let key: string;
-  let dir: string;
+  let fx: ProjectFixture;
 
   before(async () => {
-    server = await startTestServer({ backend: 'sqlite' });
-    ({ apiKey: key } = await createProject(server, { product: 'docsearch' }));
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'english-forms-'));
-    const jobs = [];
-    for (const [name, text] of Object.entries(DOCS)) {
-      fs.writeFileSync(path.join(dir, name), text);
-      jobs.push(await ingestFile(server.baseUrl, key, path.join(dir, name)));
-    }
-    for (const j of jobs) assert.equal((await waitForJob(server.baseUrl, key, (j.body as { job_id: string }).job_id)).status, 'done');
+    fx = await startProjectFixture('english-forms-');
+    for (const [name, text] of Object.entries(DOCS)) fs.writeFileSync(path.join(fx.dir, name), text);
+    await ingestDocsDone(fx.server.baseUrl, fx.key, Object.keys(DOCS).map((name) => path.join(fx.dir, name)));
   });
-  after(async () => {
-    await server?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => fx?.close());
 
   test('a derivation: "acquired" finds the page of acquisitions', async () => {
-    const r = await api(server.baseUrl, key, 'POST', '/v3/docsearch/search', { query: 'What was acquired?' });
+    const r = await api(fx.server.baseUrl, fx.key, 'POST', '/v3/docsearch/search', { query: 'What was acquired?' });
     assert.equal(r.status, 200);
     assert.ok((r.body as { context: string }).context.includes('Trillium'), JSON.stringify(r.body));
   });
 
   test('the other spelling and a derivation: "tumor growth" finds how a tumour grows', async () => {
-    const r = await api(server.baseUrl, key, 'POST', '/v3/docsearch/search', { query: 'tumor growth', format: 'json' });
+    const r = await api(fx.server.baseUrl, fx.key, 'POST', '/v3/docsearch/search', { query: 'tumor growth', format: 'json' });
     assert.equal(r.status, 200);
     const hits = (r.body as { results: Array<{ content: string; score: number }> }).results;
     assert.ok(hits.length > 0 && hits[0].content.includes('microenvironment') && hits[0].score >= 0.3, JSON.stringify(hits));

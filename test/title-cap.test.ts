@@ -4,24 +4,21 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { startTestServer, createProject, type TestServer } from './helpers/start-test-server.ts';
+import type { TestServer } from './helpers/start-test-server.ts';
+import { startProjectFixture, type ProjectFixture } from './helpers/project-fixture.ts';
 import { api, ingestFile, waitForJob } from './helpers/api.ts';
 
+let fx: ProjectFixture;
 let server: TestServer;
 let key: string;
 let dir: string;
 
 before(async () => {
-  server = await startTestServer({ backend: 'sqlite' });
-  ({ apiKey: key } = await createProject(server, { product: 'docsearch' }));
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'title-cap-'));
+  fx = await startProjectFixture('title-cap-');
+  ({ server, key, dir } = fx);
 });
-after(async () => {
-  await server?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+after(() => fx?.close());
 
 test('a detected title longer than 500 characters is stored and indexed as its first 500', async () => {
   const head = 'Mallard ducks '.repeat(40); // 560 characters

@@ -95,15 +95,15 @@ export async function waitForJob(baseUrl: string, key: string, jobId: string, ti
 }
 
 /**
- * Ingest files of ../shared/data/docs one by one and wait for each job to be done.
- * @param files paths under docs/ (e.g. 'pdf/tracemonkey.pdf')
+ * Ingest files one by one and wait for each job to be done.
+ * @param files paths under ../shared/data/docs (e.g. 'pdf/tracemonkey.pdf'), or absolute paths
  * @returns doc_id per file path
  * @throws AssertionError when an upload is not 201 or a job does not end done
  */
 export async function ingestDocsDone(baseUrl: string, key: string, files: string[], timeoutMs = 180_000): Promise<Record<string, string>> {
   const docs: Record<string, string> = {};
   for (const f of files) {
-    const r = await ingestFile(baseUrl, key, dataPath('docs', f));
+    const r = await ingestFile(baseUrl, key, path.isAbsolute(f) ? f : dataPath('docs', f));
     assert.equal(r.status, 201, JSON.stringify(r.body));
     const done = await waitForJob(baseUrl, key, (r.body as { job_id: string }).job_id, timeoutMs);
     assert.equal(done.status, 'done', `${f}: ${JSON.stringify(done)}`);
