@@ -3,7 +3,9 @@
 // and NamespaceIndex of an app started in a temp data dir (corpus ingested by bench/lib/corpus.ts). Also
 // the calibration check of `score`: how often hits scoring ≥ 0.3 (the default min_relevance) are relevant
 // compared with hits below, per tier. Prints tables; writes bench/results/scifact.json. Usage:
-//   npm run bench:scifact [-- --split test] [-- --limit N] [-- --variants standard,bm25]
+//   npm run bench:scifact [-- --split test] [-- --limit N] [-- --variants standard,bm25] [-- --per-query FILE]
+// (--per-query writes each query's nDCG@10 per variant as JSON, to compare two builds query by query)
+import fs from 'node:fs';
 import { initAnalysis } from '../src/analysis/analyzer.ts';
 import { loadBeir, mean, ndcgAt, recallAt, writeResult } from './lib/beir.ts';
 import { createBenchProject, startBenchApp } from './lib/bench-app.ts';
@@ -19,6 +21,7 @@ const limit = Number(arg('--limit') ?? Infinity);
 // --variants standard,bm25 measures only those (e.g. to compare ranking changes on the train split quickly).
 const VARIANTS = (arg('--variants')?.split(',') ?? ALL_VARIANTS).filter((v): v is Variant => (ALL_VARIANTS as string[]).includes(v));
 const THRESHOLD = 0.3;
+const perQueryFile = arg('--per-query');
 
 async function main(): Promise<void> {
   await initAnalysis();
@@ -40,11 +43,13 @@ async function main(): Promise<void> {
       advanced: { above: [], below: [], bins: Array.from({ length: 10 }, () => ({ n: 0, rel: 0, p: 0 })) },
     };
     t0 = performance.now();
+    const perQuery: Record<string, Partial<Record<Variant, number>>> = {};
     for (const q of queries) {
       const rel = qrels.get(q._id)!;
       for (const v of VARIANTS) {
         const r = await runVariant(target, v, q.text, fallback);
         per[v].ndcg.push(ndcgAt(10, r.docs, rel));
+        (perQuery[q._id] ??= {})[v] = per[v].ndcg[per[v].ndcg.length - 1];
         per[v].recall.push(recallAt(100, r.docs, rel));
         per[v].ms.push(r.ms);
         if (v === 'standard' || v === 'advanced') {
@@ -93,6 +98,7 @@ async function main(): Promise<void> {
       results: table, calibration, bins, date: new Date().toISOString(),
     });
     console.log(`\nwrote ${file}`);
+    if (perQueryFile) fs.writeFileSync(perQueryFile, JSON.stringify(perQuery));
   } finally {
     await app.close();
   }

@@ -1,5 +1,6 @@
 // Composition root: builds every service from a validated Config, wires the HTTP server and the
 // workers, and owns start-up (migrations, bootstrap, reconcile) and shutdown ordering.
+import { deleteAbbreviations } from './storage/abbreviation-store.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
@@ -114,6 +115,7 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
       await buckets.service.cancelForProject(projectId); // issue 6: its bucket tasks end first
       await index.dropNamespace(namespace);
       await blobs.deletePrefix(`projects/${projectId}`);
+      await deleteAbbreviations(cp.db, projectId);
       await cp.db.deleteFrom('documents').where('project_id', '=', projectId).execute();
       await attributes.purge(projectId);
     },

@@ -6,12 +6,15 @@
 // is skipped only because 5 000 single-document jobs would measure the job queue, not retrieval.
 import crypto from 'node:crypto';
 import { detectLanguage } from '../../src/analysis/analyzer.ts';
+import { chunkDefinitions, keyedDefinitions } from '../../src/analysis/abbreviations.ts';
+import { insertAbbreviations, type KeyedDefinition } from '../../src/storage/abbreviation-store.ts';
 import { chunkRows, documentLabel, embeddingText } from '../../src/ingest/chunk-rows.ts';
 import { chunkDocument } from '../../src/ingest/chunking/chunker.ts';
 import { parseDocument } from '../../src/ingest/parse/index.ts';
 import type { Embedder } from '../../src/models/embedder.ts';
 import { nowIso, type ControlPlane } from '../../src/storage/db.ts';
 import type { ChunkRecord, NamespaceIndex } from '../../src/storage/namespace-index.ts';
+import type { DocumentsTable } from '../../src/storage/schema.ts';
 import type { BeirDoc } from './beir.ts';
 
 export interface CorpusTarget {
@@ -31,7 +34,8 @@ export async function ingestCorpus(t: CorpusTarget, docs: BeirDoc[], batchDocs =
   for (let i = 0; i < docs.length; i += batchDocs) {
     const part = docs.slice(i, i + batchDocs);
     const rows: ChunkRecord[] = [];
-    const docRows = [];
+    const docRows: DocumentsTable[] = [];
+    const definitions: Array<[string, KeyedDefinition[]]> = [];
     const jobId = `bench-${crypto.randomUUID()}`;
     for (const d of part) {
       const md = `# ${d.title.trim() || d._id}\n\n${d.text}\n`;
@@ -41,6 +45,7 @@ export async function ingestCorpus(t: CorpusTarget, docs: BeirDoc[], batchDocs =
       const lang = detectLanguage(chunked.chunks.map((c) => c.content).join('\n').slice(0, 20_000));
       const vectors = await t.embedder.embedDocuments(chunked.chunks.map(embeddingText));
       const title = ((parsed.title ?? '').trim() || d._id).slice(0, 500);
+      definitions.push([d._id, keyedDefinitions(chunked.chunks.flatMap(chunkDefinitions))]);
       rows.push(...chunkRows({ docId: d._id, jobId, chunks: chunked.chunks, vectors, label: documentLabel(title, ''), lang: lang.code }));
       docRows.push({
         project_id: t.projectId, doc_id: d._id, state: 'visible' as const, title,
@@ -51,7 +56,10 @@ export async function ingestCorpus(t: CorpusTarget, docs: BeirDoc[], batchDocs =
       });
     }
     await t.index.addChunks(t.namespace, rows, t.embedder.signature);
-    for (let k = 0; k < docRows.length; k += 200) await t.cp.db.insertInto('documents').values(docRows.slice(k, k + 200)).execute();
+    await t.cp.db.transaction().execute(async (trx) => {
+      for (let k = 0; k < docRows.length; k += 200) await trx.insertInto('documents').values(docRows.slice(k, k + 200)).execute();
+      for (const [docId, defs] of definitions) await insertAbbreviations(trx, t.projectId, docId, defs);
+    });
     chunks += rows.length;
   }
   await t.index.optimize(t.namespace);

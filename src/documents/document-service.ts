@@ -2,6 +2,7 @@
 // step with the control plane. A delete hides the document first (state 'deleting', excluded from
 // search), then removes its chunks and blobs, then its row — so a crash at any point leaves nothing
 // half-visible, and the reconciler finishes what was started (DESIGN.md §2 two-store consistency).
+import { deleteAbbreviations } from '../storage/abbreviation-store.ts';
 import type { Logger } from 'pino';
 import type { Selectable } from 'kysely';
 import { AppError } from '../internal/errors.ts';
@@ -91,6 +92,7 @@ export class DocumentService {
       storageDeleted = false;
       this.deps.logger.warn({ err, doc_id: row.doc_id }, 'blob delete failed');
     }
+    await deleteAbbreviations(this.deps.cp.db, row.project_id, row.doc_id);
     await this.deps.cp.db.deleteFrom('documents').where('project_id', '=', row.project_id).where('doc_id', '=', row.doc_id).execute();
     return { doc_id: row.doc_id, vectors_deleted: vectors, storage_deleted: storageDeleted };
   }

@@ -15,6 +15,8 @@ import type { Embedder } from '../models/embedder.ts';
 import type { JobRow, JobOutcome } from '../jobs/queue.ts';
 import { RetryableError, type JobContext } from '../jobs/worker.ts';
 import { detectLanguage } from '../analysis/analyzer.ts';
+import { chunkDefinitions, keyedDefinitions, MAX_DEFINITIONS, type AbbreviationDefinition } from '../analysis/abbreviations.ts';
+import { insertAbbreviations } from '../storage/abbreviation-store.ts';
 import { chunkRows, documentLabel, embeddingText, lexicalTokens } from './chunk-rows.ts';
 import { pairHashSet, termHashSet } from '../analysis/term-hash.ts';
 import { phraseSkipTerms } from '../analysis/stopwords.ts';
@@ -173,7 +175,10 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
   const pairHashes: Uint32Array[] = [];
   const skip = phraseSkipTerms(lang.code);
   const tick = timeSlicer();
+  const definitions: AbbreviationDefinition[] = [];
   for (const c of chunked.chunks) {
+    // Abbreviations the document defines, "long form (SF)" (analysis/abbreviations.ts): linear in the chunk.
+    if (definitions.length < MAX_DEFINITIONS) definitions.push(...chunkDefinitions(c));
     const t = lexicalTokens(c, label, lang.code);
     tokens.push(t);
     termHashes.push(termHashSet(t));
@@ -204,8 +209,20 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
   } as const;
   // With a job context the row is inserted in the transaction that marks the job done (issue 5), so a
   // cancelled job can never leave a visible document and a done job always has one.
-  if (ctx) await ctx.commitDone(docId, async (trx) => { await trx.insertInto('documents').values(docRow).execute(); });
-  else await deps.cp.db.insertInto('documents').values(docRow).execute();
+  // Its abbreviations go in the same transaction: a query expands a short form exactly when it can find the
+  // document that defines it.
+  const abbreviations = keyedDefinitions(definitions);
+  if (ctx) {
+    await ctx.commitDone(docId, async (trx) => {
+      await trx.insertInto('documents').values(docRow).execute();
+      await insertAbbreviations(trx, job.project_id, docId, abbreviations);
+    });
+  } else {
+    await deps.cp.db.transaction().execute(async (trx) => {
+      await trx.insertInto('documents').values(docRow).execute();
+      await insertAbbreviations(trx, job.project_id, docId, abbreviations);
+    });
+  }
   deps.onDocumentCommitted?.(ns);
   return { status: 'done', code: 200, docId };
 }

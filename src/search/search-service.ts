@@ -23,6 +23,8 @@ import { chunkTokens, fillText, fitChunks, hydrateChunks, pagesOf, variantChunks
 import { renderContext, renderPieces, type RenderHit } from './stages/render.ts';
 import { fitHeadings, HeaderTokenCache } from './stages/context-tokens.ts';
 import { retrieve } from './stages/retrieve.ts';
+import { withLongForms } from './stages/short-forms.ts';
+import { lookupAbbreviations } from '../storage/abbreviation-store.ts';
 import { TitleTermsCache } from './stages/title-terms.ts';
 import { widenHits } from './stages/widen.ts';
 import { applyThresholds } from './stages/score.ts';
@@ -66,6 +68,8 @@ export interface Ranked {
   stats: QueryStats | null;
   analysed: AnalysedQuery;
   docs: Map<string, VisibleDoc>;
+  /** The query as ranked: the request's, with defined short forms followed by their long forms. */
+  query: string;
 }
 
 interface Outcome {
@@ -153,18 +157,23 @@ export class SearchService {
     const { cp, index, embedder } = this.deps;
     await Promise.all([initAnalysis(), initEnglishForms()]);
     const timed = this.stopwatch();
-    const scope = await resolveScope(cp, ctx.projectId, req, this.deps.attributes, this.deleting);
+    // Short forms the project's documents define get their long forms (stages/short-forms.ts), read while the
+    // scope is resolved; a query without a short form reads nothing.
+    const [scope, query] = await Promise.all([
+      resolveScope(cp, ctx.projectId, req, this.deps.attributes, this.deleting),
+      withLongForms(req.query, (keys) => lookupAbbreviations(cp.db, ctx.projectId, keys), req.doc_filter || undefined),
+    ]);
     timed('scope');
     // The query is analysed inside retrieve, while the ANN query runs (stages/retrieve.ts), once.
     const fallback = this.fallbackLanguage(ctx.projectId);
     fallback.catch(() => undefined); // handled where analyse() awaits it; never an unhandled rejection meanwhile
     let analysis: Promise<AnalysedQuery> | undefined;
-    const analyse = () => (analysis ??= fallback.then((lang) => analyseQuery(req.query, lang)));
-    if (scope.matchNothing) return { regions: [], stats: null, analysed: await analyse(), docs: new Map() };
+    const analyse = () => (analysis ??= fallback.then((lang) => analyseQuery(query, lang)));
+    if (scope.matchNothing) return { regions: [], stats: null, analysed: await analyse(), docs: new Map(), query };
     // 'embed' reports the embedding's own time; 'retrieve' the time from here until both lists are in
     // (which includes the embedding and the query analysis).
     // The query vector is the question's when the query wraps a question in instructions (denseQueryText).
-    const denseText = denseQueryText(req.query);
+    const denseText = denseQueryText(query);
     const embed = async () => {
       const start = performance.now();
       const v = await embedder.embedQuery(denseText);
@@ -189,7 +198,7 @@ export class SearchService {
     const base = queryStats(vecHits, bm25Hits, (got.bm25?.length ?? 0) < got.limit, analysed.termCount, chunkCount);
     const { regions, stats } = rankStandard(vecHits, bm25Hits, base, { anchor: denseCoverageOk(embedder, denseText), groups: analysed.groups, weights: analysed.weights, segments: analysed.segments, sentences: analysed.sentences, pairs: analysed.pairs, pairTerms: analysed.pairTerms, titles: this.titleTerms.of(docs, analysed.stemLang), ...this.deps.relevance });
     timed('rank');
-    return { regions, stats, analysed, docs };
+    return { regions, stats, analysed, docs, query };
   }
 
   /** A function that reports the time since the previous report (or since now) as `stage` to deps.onStage. */
@@ -206,7 +215,7 @@ export class SearchService {
     const { index } = this.deps;
     if (opts.inDoc && !req.doc_filter) throw new AppError('validation_failed', 'body.doc_filter: must be a non-empty document id for searchInDoc.', { field: 'body.doc_filter' });
     const rr = this.deps.reranker;
-    const { regions: ranked, stats, analysed, docs } = await this.rank(ctx, req, tier === 'advanced' && Boolean(rr));
+    const { regions: ranked, stats, analysed, docs, query } = await this.rank(ctx, req, tier === 'advanced' && Boolean(rr));
     const timed = this.stopwatch();
     let mode = tier;
     const empty = (): Outcome => ({ hits: [], dropped: 0, detectedLang: analysed.detectedLang, mode });
@@ -216,7 +225,7 @@ export class SearchService {
       // Rows without text (none when retrieval read it, as it does for this tier) get it for the reranker.
       await fillText(index, ctx.namespace, regions.slice(0, rerankDepth(rr.depth)).flatMap((r) => r.chunks));
       try {
-        regions = await rerankRegions(rr.reranker, req.query, regions, stats, {
+        regions = await rerankRegions(rr.reranker, query, regions, stats, {
           lang: analysed.stemLang, depth: rr.depth, calibration: rr.calibration, titleOf: (id) => docs.get(id)?.title ?? '',
           terms: rerankQueryTerms(analysed.groups, stats),
         });

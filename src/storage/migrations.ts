@@ -278,6 +278,21 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('rate_limits_expiry').on('rate_limits').column('expires_at_ms').execute();
     },
   },
+  // Issue 11: abbreviations defined by each document (analysis/abbreviations.ts), looked up by key when a
+  // query holds a short form; rows go and come with their document.
+  '0009_document_abbreviations': {
+    async up(db: Kysely<any>): Promise<void> {
+      await db.schema.createTable('document_abbreviations')
+        .addColumn('project_id', 'text', (c) => c.notNull())
+        .addColumn('doc_id', 'text', (c) => c.notNull())
+        .addColumn('short_key', 'text', (c) => c.notNull())
+        .addColumn('short_form', 'text', (c) => c.notNull())
+        .addColumn('long_form', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('document_abbreviations_key').on('document_abbreviations').columns(['project_id', 'short_key']).execute();
+      await db.schema.createIndex('document_abbreviations_doc').on('document_abbreviations').columns(['project_id', 'doc_id']).execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -70,6 +70,20 @@ export interface DocumentsTable {
   unencrypted_strings: string;
 }
 
+/**
+ * One abbreviation a document defines, under one lookup key (analysis/abbreviations.ts; issue 11): a query
+ * word "PPNE" finds the long form "property, plant and equipment" that a visible document defined as
+ * "(PP&E)". Written in the transaction that makes the document visible, removed with it.
+ */
+export interface DocumentAbbreviationsTable {
+  project_id: string;
+  doc_id: string;
+  /** shortFormKeys() of the short form: letters and digits, lower-cased ("ppe", "ppne"). */
+  short_key: string;
+  short_form: string;
+  long_form: string;
+}
+
 export interface JobsTable {
   id: string;
   project_id: string;
@@ -271,6 +285,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   projects: ProjectsTable;
   documents: DocumentsTable;
+  document_abbreviations: DocumentAbbreviationsTable;
   jobs: JobsTable;
   settings: SettingsTable;
   project_attributes: ProjectAttributesTable;

@@ -1,9 +1,9 @@
-// One SQLite-backed test server with one docsearch project and a scratch directory for the files a test
+// One test server (SQLite unless asked otherwise) with one docsearch project and a scratch directory for the files a test
 // ingests: the set-up several integration tests share (answers-in-context, english-forms, title-cap).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestServer, type TestServer } from './server.ts';
+import { startTestServer, type Backend, type TestServer } from './server.ts';
 import { createProject } from './http.ts';
 
 export interface ProjectFixture {
@@ -17,11 +17,12 @@ export interface ProjectFixture {
 }
 
 /**
- * Start a server on SQLite, create a docsearch project and a temporary directory named `<prefix>…`.
+ * Start a server (on SQLite unless `backend` says otherwise), create a docsearch project and a temporary
+ * directory named `<prefix>…`.
  * @throws when the server does not start or the project cannot be created
  */
-export async function startProjectFixture(prefix: string): Promise<ProjectFixture> {
-  const server = await startTestServer({ backend: 'sqlite' });
+export async function startProjectFixture(prefix: string, backend: Backend = 'sqlite'): Promise<ProjectFixture> {
+  const server = await startTestServer({ backend });
   const { apiKey: key } = await createProject(server, { product: 'docsearch' });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   return {

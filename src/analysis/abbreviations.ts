@@ -1,0 +1,197 @@
+// Abbreviations a document defines, so that a query written with the short form finds passages written
+// with the long form (issue 11). Filings, papers and manuals define a term once — "Purchases of property,
+// plant and equipment (PP&E)", "tumor necrosis factor (TNF)" — and then write either form; a question asks
+// for "net PPNE" or "TNF levels" and no lexical or GloVe match links the letters to the words. Definitions are
+// found at ingest with the algorithm of Schwartz & Hearst 2003 ("A simple algorithm for identifying
+// abbreviation definitions in biomedical text", PSB 2003): a short form in parentheses after its long form,
+// the long form being the shortest run of preceding words whose characters contain the short form's
+// letters in order, its first letter at a word start. No npm package implements it (the registry's
+// "abbreviation" packages are Emmet's and fixed lists).
+//
+// Keys: a short form is looked up by its letters and digits, lower-cased; an "&" is keyed both dropped and
+// as "n" (the "PnL" / "RnD" spelling of "P&L" / "R&D"), and a plural "s" after two capitals is dropped —
+// "PP&E", "PPE" and "PPNE" meet; "RSUs" and "RSU" meet.
+
+/** Longest short form considered (characters), as Schwartz & Hearst's ≤ 10. */
+const MAX_SHORT = 10;
+/** Longest long form kept (characters); a longer one is a sentence, not a term. */
+const MAX_LONG = 120;
+/** Definitions kept per document (distinct short form and long form), first found first. */
+export const MAX_DEFINITIONS = 200;
+
+export interface AbbreviationDefinition {
+  /** The short form as written, quotes removed: "PP&E". */
+  short: string;
+  /** The long form as written, whitespace collapsed: "property, plant and equipment". */
+  long: string;
+}
+
+const SHORT_IN_PARENS = /\(\s*["'“‘]?([^()"'“”‘’\s][^()"“”]{0,14}?)["'”’]?\s*\)/g;
+const WORD_LIKE = /[\p{L}\p{N}]/u;
+
+/**
+ * Whether `s` looks like a short form: 2–10 characters, starts with a letter or digit, at most two words,
+ * at least two capital letters and no lower-case run of three (so "(Millions)", "(Loss)", "(2018)" are not).
+ */
+export function isShortForm(s: string): boolean {
+  if (s.length < 2 || s.length > MAX_SHORT || !WORD_LIKE.test(s[0])) return false;
+  if (s.split(/\s+/).length > 2) return false;
+  const capitals = s.match(/\p{Lu}/gu)?.length ?? 0;
+  return capitals >= 2 && !/\p{Ll}{3}/u.test(s);
+}
+
+/**
+ * The long form of `short` at the end of `before` (Schwartz & Hearst 2003, findBestLongForm): walking both
+ * strings backwards, each letter or digit of the short form is matched to the same character earlier in
+ * the text, the first one at the start of a word; the long form starts at that word.
+ * @param before the text preceding the parenthesis, already cut to at most min(|SF| + 5, 2·|SF|) words
+ * @returns the long form, or null when the letters do not occur in order
+ */
+export function bestLongForm(short: string, before: string): string | null {
+  return initialsLongForm(short, before) ?? lettersLongForm(short, before);
+}
+
+/**
+ * The long form whose word initials spell the short form (backwards, skipping words such as "and" or
+ * "of"): "purchases of property, plant and equipment" for "PP&E", where the letter walk of Schwartz &
+ * Hearst stops at "plant" (its P matches inside "equipment"). Null when the initials do not spell it.
+ */
+function initialsLongForm(short: string, before: string): string | null {
+  const letters = [...short.toLowerCase()].filter((c) => WORD_LIKE.test(c));
+  const words = before.split(' ');
+  let wi = words.length - 1;
+  for (let si = letters.length - 1; si >= 0; si--) {
+    while (wi >= 0 && initialOf(words[wi]) !== letters[si]) wi--;
+    if (wi < 0) return null;
+    if (si > 0) wi--;
+  }
+  return words.slice(wi).join(' ').trim();
+}
+
+/** The first letter or digit of a word, lower-cased ('' when it has none). */
+function initialOf(word: string): string {
+  const m = /[\p{L}\p{N}]/u.exec(word);
+  return m ? m[0].toLowerCase() : '';
+}
+
+/** Schwartz & Hearst's letter walk (see bestLongForm). */
+function lettersLongForm(short: string, before: string): string | null {
+  const s = short.toLowerCase();
+  const l = before.toLowerCase();
+  let si = s.length - 1;
+  let li = l.length - 1;
+  for (; si >= 0; si--) {
+    const c = s[si];
+    if (!WORD_LIKE.test(c)) continue;
+    while (li >= 0 && (l[li] !== c || (si === 0 && li > 0 && WORD_LIKE.test(l[li - 1])))) li--;
+    if (li < 0) return null;
+    li--;
+  }
+  const start = l.lastIndexOf(' ', li) + 1;
+  return before.slice(start).trim();
+}
+
+/**
+ * Every abbreviation definition "long form (SF)" in `text`, in order of appearance, distinct by (short
+ * form, long form). Linear in the text: one scan for parentheses, and for each a window of at most
+ * 2·|SF| ≤ 20 preceding words that does not cross a sentence end or another parenthesis.
+ * @param text a chunk or page of a document
+ */
+export function extractDefinitions(text: string): AbbreviationDefinition[] {
+  const out: AbbreviationDefinition[] = [];
+  const seen = new Set<string>();
+  for (const m of text.matchAll(SHORT_IN_PARENS)) {
+    const short = m[1].trim();
+    if (!isShortForm(short)) continue;
+    const letters = short.replace(/[^\p{L}\p{N}]/gu, '').length;
+    const maxWords = Math.min(letters + 5, letters * 2);
+    // The preceding text back to a sentence end or another parenthesis, its last maxWords words.
+    const head = text.slice(Math.max(0, m.index - 400), m.index);
+    const cut = Math.max(head.lastIndexOf('('), head.lastIndexOf(')'), head.search(/[.!?;:](?=[^.!?;:]*$)/));
+    const words = head.slice(cut + 1).replace(/\s+/g, ' ').trim().split(' ').filter(Boolean);
+    if (words.length === 0) continue;
+    const window = words.slice(-maxWords).join(' ');
+    const long = bestLongForm(short, window);
+    if (!long || long.length > MAX_LONG || long.split(' ').length < 2) continue;
+    if (long.toLowerCase().includes(short.toLowerCase())) continue;
+    const key = `${short}\u0000${long.toLowerCase()}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ short, long });
+  }
+  return out;
+}
+
+/**
+ * The lookup keys of a short form: its letters and digits lower-cased, with "&" dropped and as "n", and
+ * without a plural "s" after two capitals ("RSUs"). Empty when fewer than two letters or digits remain.
+ */
+export function shortFormKeys(short: string): string[] {
+  const base = short.replace(/(\p{Lu}{2,})s$/u, '$1');
+  const keys = new Set<string>();
+  for (const v of [base.replace(/&/g, ''), base.replace(/&/g, 'n')]) {
+    const k = v.replace(/[^\p{L}\p{N}]/gu, '').toLowerCase();
+    if (k.length >= 2) keys.add(k);
+  }
+  return [...keys];
+}
+
+/**
+ * The definitions of one chunk: in each heading of its path (a section titled "Property, plant and
+ * equipment (PP&E)" defines it) and in its content, each searched on its own.
+ */
+export function chunkDefinitions(chunk: { heading_path: readonly string[]; content: string }): AbbreviationDefinition[] {
+  return [...chunk.heading_path.flatMap((h) => extractDefinitions(h)), ...extractDefinitions(chunk.content)];
+}
+
+/**
+ * A document's definitions under their lookup keys: one entry per (key, long form), at most
+ * MAX_DEFINITIONS definitions, first found first.
+ */
+export function keyedDefinitions(defs: readonly AbbreviationDefinition[]): Array<{ key: string; short: string; long: string }> {
+  const out: Array<{ key: string; short: string; long: string }> = [];
+  const seen = new Set<string>();
+  let kept = 0;
+  for (const d of defs) {
+    if (kept === MAX_DEFINITIONS) break;
+    kept++;
+    for (const key of shortFormKeys(d.short)) {
+      const id = `${key}\u0000${d.long.toLowerCase()}`;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      out.push({ key, short: d.short, long: d.long });
+    }
+  }
+  return out;
+}
+
+/**
+ * The words of a query that look like short forms (isShortForm, on whitespace-separated words with
+ * surrounding punctuation and a possessive "'s" removed), each with its lookup keys, distinct.
+ */
+export function queryShortForms(query: string): Array<{ word: string; keys: string[] }> {
+  const out = new Map<string, string[]>();
+  for (const raw of query.split(/\s+/)) {
+    const word = raw.replace(/^[^\p{L}\p{N}]+/u, '').replace(/['’]s$/u, '').replace(/[^\p{L}\p{N}&]+$/u, '');
+    if (!isShortForm(word) || out.has(word)) continue;
+    const keys = shortFormKeys(word);
+    if (keys.length > 0) out.set(word, keys);
+  }
+  return [...out].map(([word, keys]) => ({ word, keys }));
+}
+
+/**
+ * The query with each defined short form followed by its long form, commas removed so that it stays in
+ * the short form's clause: "Did Pfizer grow its PPNE?" → "Did Pfizer grow its PPNE property plant and
+ * equipment?". Words without an entry in `longForms` are left as they are.
+ */
+export function expandShortForms(query: string, longForms: ReadonlyMap<string, string>): string {
+  if (longForms.size === 0) return query;
+  return query.replace(/\S+/g, (raw) => {
+    const word = raw.replace(/^[^\p{L}\p{N}]+/u, '').replace(/['’]s$/u, '').replace(/[^\p{L}\p{N}&]+$/u, '');
+    const long = longForms.get(word);
+    if (!long) return raw;
+    const at = raw.indexOf(word) + word.length;
+    return `${raw.slice(0, at)} ${long.replace(/[,;:()]/g, ' ').replace(/\s+/g, ' ').trim()}${raw.slice(at)}`;
+  });
+}
