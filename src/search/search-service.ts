@@ -1,5 +1,5 @@
 // The retrieval pipeline of docsearch (DESIGN.md §2): a chain of plain stage functions
-//   scope -> analyse query -> retrieve (vector ∥ BM25) -> visibility -> fuse (RRF) -> lexical-anchor cosine -> group into hits
+//   scope ∥ short forms (their long forms, stages/short-forms.ts) -> analyse query -> retrieve (vector ∥ BM25) -> visibility -> fuse (RRF) -> lexical-anchor cosine -> group into hits
 //   -> relevance score -> [advanced tier: rerank] -> thresholds -> expand (lazily, best first) -> token budget -> render
 // composed here for POST /docsearch/search and /docsearch/searchInDoc. No Fastify in here.
 import type { Logger } from 'pino';
