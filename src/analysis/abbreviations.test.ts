@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bestLongForm, expandShortForms, extractDefinitions, isShortForm, keyedDefinitions, MAX_DEFINITIONS, queryShortForms, shortFormKeys } from './abbreviations.ts';
+import { bestLongForm, expandShortForms, extractDefinitions, isShortForm, keyedDefinitions, MAX_DEFINITIONS, MAX_QUERY_SHORT_FORMS, queryShortForms, shortFormKeys } from './abbreviations.ts';
 
 test('definitions "long form (SF)" are found with the long form the initials spell, once each', () => {
   const text = 'Cash Flows from Investing Activities\nPurchases of property, plant and equipment (PP&E) (1,577) (1,373)\n'
@@ -45,4 +45,6 @@ test('query short forms and their expansion keep the rest of the query as it is'
     "Did Pfizer grow its PPNE property plant and equipment's between FY20 and FY21? Use the (SG&A) line.",
   );
   assert.equal(expandShortForms(q, new Map()), q);
+  const pasted = Array.from({ length: 100 }, (_, i) => `AB${i}`).join(' ');
+  assert.equal(queryShortForms(pasted).length, MAX_QUERY_SHORT_FORMS);
 });

@@ -16,6 +16,8 @@
 const MAX_SHORT = 10;
 /** Longest long form kept (characters); a longer one is a sentence, not a term. */
 const MAX_LONG = 120;
+/** Short forms of a query looked up at most (a 10 000-character query is ≈ 1 500 words). */
+export const MAX_QUERY_SHORT_FORMS = 32;
 /** Definitions kept per document (distinct short form and long form), first found first. */
 export const MAX_DEFINITIONS = 200;
 
@@ -167,7 +169,8 @@ export function keyedDefinitions(defs: readonly AbbreviationDefinition[]): Array
 
 /**
  * The words of a query that look like short forms (isShortForm, on whitespace-separated words with
- * surrounding punctuation and a possessive "'s" removed), each with its lookup keys, distinct.
+ * surrounding punctuation and a possessive "'s" removed), each with its lookup keys, distinct, the first
+ * MAX_QUERY_SHORT_FORMS of them.
  */
 export function queryShortForms(query: string): Array<{ word: string; keys: string[] }> {
   const out = new Map<string, string[]>();
@@ -176,6 +179,7 @@ export function queryShortForms(query: string): Array<{ word: string; keys: stri
     if (!isShortForm(word) || out.has(word)) continue;
     const keys = shortFormKeys(word);
     if (keys.length > 0) out.set(word, keys);
+    if (out.size === MAX_QUERY_SHORT_FORMS) break;
   }
   return [...out].map(([word, keys]) => ({ word, keys }));
 }
