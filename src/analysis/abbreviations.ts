@@ -28,7 +28,9 @@ export interface AbbreviationDefinition {
   long: string;
 }
 
-const SHORT_IN_PARENS = /\(\s*["'“‘]?([^()"'“”‘’\s][^()"“”]{0,14}?)["'”’]?\s*\)/g;
+// Every quantifier is bounded, so each "(" costs a bounded number of steps whatever follows it.
+const SHORT_IN_PARENS = /\(\s{0,4}["'“‘]?([^()"'“”‘’\s][^()"“”]{0,14}?)["'”’]?\s{0,4}\)/g;
+const SENTENCE_OR_PAREN = new Set(['.', '!', '?', ';', ':', '(', ')']);
 const WORD_LIKE = /[\p{L}\p{N}]/u;
 
 /**
@@ -109,7 +111,8 @@ export function extractDefinitions(text: string): AbbreviationDefinition[] {
     const maxWords = Math.min(letters + 5, letters * 2);
     // The preceding text back to a sentence end or another parenthesis, its last maxWords words.
     const head = text.slice(Math.max(0, m.index - 400), m.index);
-    const cut = Math.max(head.lastIndexOf('('), head.lastIndexOf(')'), head.search(/[.!?;:](?=[^.!?;:]*$)/));
+    let cut = head.length - 1;
+    while (cut >= 0 && !SENTENCE_OR_PAREN.has(head[cut])) cut--;
     const words = head.slice(cut + 1).replace(/\s+/g, ' ').trim().split(' ').filter(Boolean);
     if (words.length === 0) continue;
     const window = words.slice(-maxWords).join(' ');
