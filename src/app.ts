@@ -1,6 +1,5 @@
 // Composition root: builds every service from a validated Config, wires the HTTP server and the
 // workers, and owns start-up (migrations, bootstrap, reconcile) and shutdown ordering.
-import { deleteAbbreviations } from './storage/abbreviation-store.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
@@ -40,6 +39,7 @@ import { initEnglishForms } from './analysis/english-forms.ts';
 import { Metrics } from './internal/metrics.ts';
 import { startEventLoopMonitor } from './internal/event-loop.ts';
 import type { Services } from './services.ts';
+import { deleteAbbreviations } from './storage/abbreviation-store.ts';
 
 export interface AppHandle {
   services: Services;

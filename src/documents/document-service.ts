@@ -2,7 +2,6 @@
 // step with the control plane. A delete hides the document first (state 'deleting', excluded from
 // search), then removes its chunks and blobs, then its row — so a crash at any point leaves nothing
 // half-visible, and the reconciler finishes what was started (DESIGN.md §2 two-store consistency).
-import { deleteAbbreviations } from '../storage/abbreviation-store.ts';
 import type { Logger } from 'pino';
 import type { Selectable } from 'kysely';
 import { AppError } from '../internal/errors.ts';
@@ -10,6 +9,7 @@ import type { ControlPlane } from '../storage/db.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import type { NamespaceIndex } from '../storage/namespace-index.ts';
 import type { DocumentsTable } from '../storage/schema.ts';
+import { deleteAbbreviations } from '../storage/abbreviation-store.ts';
 
 /** Spec `DocInfo`. */
 export interface DocInfo {
