@@ -6,8 +6,8 @@
 // is skipped only because 5 000 single-document jobs would measure the job queue, not retrieval.
 import crypto from 'node:crypto';
 import { detectLanguage } from '../../src/analysis/analyzer.ts';
-import { chunkDefinitions, keyedDefinitions } from '../../src/analysis/abbreviations.ts';
-import { insertAbbreviations, type KeyedDefinition } from '../../src/storage/abbreviation-store.ts';
+import { DefinitionCollector, type KeyedDefinition } from '../../src/analysis/abbreviations.ts';
+import { insertAbbreviations } from '../../src/storage/abbreviation-store.ts';
 import { chunkRows, documentLabel, embeddingText } from '../../src/ingest/chunk-rows.ts';
 import { chunkDocument } from '../../src/ingest/chunking/chunker.ts';
 import { parseDocument } from '../../src/ingest/parse/index.ts';
@@ -45,7 +45,9 @@ export async function ingestCorpus(t: CorpusTarget, docs: BeirDoc[], batchDocs =
       const lang = detectLanguage(chunked.chunks.map((c) => c.content).join('\n').slice(0, 20_000));
       const vectors = await t.embedder.embedDocuments(chunked.chunks.map(embeddingText));
       const title = ((parsed.title ?? '').trim() || d._id).slice(0, 500);
-      definitions.push([d._id, keyedDefinitions(chunked.chunks.flatMap(chunkDefinitions))]);
+      const collector = new DefinitionCollector();
+      for (const c of chunked.chunks) collector.add(c);
+      definitions.push([d._id, collector.keyed()]);
       rows.push(...chunkRows({ docId: d._id, jobId, chunks: chunked.chunks, vectors, label: documentLabel(title, ''), lang: lang.code }));
       docRows.push({
         project_id: t.projectId, doc_id: d._id, state: 'visible' as const, title,

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bestLongForm, expandShortForms, extractDefinitions, isShortForm, keyedDefinitions, MAX_DEFINITIONS, MAX_QUERY_SHORT_FORMS, queryShortForms, shortFormKeys } from './abbreviations.ts';
+import { bestLongForm, DefinitionCollector, expandShortForms, extractDefinitions, isShortForm, keyedDefinitions, MAX_DEFINITIONS, MAX_QUERY_SHORT_FORMS, queryShortForms, shortFormKeys } from './abbreviations.ts';
 
 test('definitions "long form (SF)" are found with the long form the initials spell, once each', () => {
   const text = 'Cash Flows from Investing Activities\nPurchases of property, plant and equipment (PP&E) (1,577) (1,373)\n'
@@ -47,4 +47,15 @@ test('query short forms and their expansion keep the rest of the query as it is'
   assert.equal(expandShortForms(q, new Map()), q);
   const pasted = Array.from({ length: 100 }, (_, i) => `AB${i}`).join(' ');
   assert.equal(queryShortForms(pasted).length, MAX_QUERY_SHORT_FORMS);
+});
+
+test('a document\'s collector reads a repeated heading once, and duplicates do not use up its cap', () => {
+  const c = new DefinitionCollector();
+  const heading = ['Note 9. Property, plant and equipment (PP&E)'];
+  for (let i = 0; i < MAX_DEFINITIONS + 10; i++) c.add({ heading_path: heading, content: 'Tumor necrosis factor (TNF) rose.' });
+  c.add({ heading_path: [], content: 'Selling, general and administrative expenses (SG&A) fell.' });
+  assert.deepEqual(c.keyed().map((k) => `${k.key}=${k.long}`), [
+    'ppe=Property, plant and equipment', 'ppne=Property, plant and equipment', 'tnf=Tumor necrosis factor',
+    'sga=Selling, general and administrative expenses', 'sgna=Selling, general and administrative expenses',
+  ]);
 });

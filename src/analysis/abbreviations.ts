@@ -141,25 +141,55 @@ export function shortFormKeys(short: string): string[] {
   return [...keys];
 }
 
-/**
- * The definitions of one chunk: in each heading of its path (a section titled "Property, plant and
- * equipment (PP&E)" defines it) and in its content, each searched on its own.
- */
-export function chunkDefinitions(chunk: { heading_path: readonly string[]; content: string }): AbbreviationDefinition[] {
-  return [...chunk.heading_path.flatMap((h) => extractDefinitions(h)), ...extractDefinitions(chunk.content)];
+/** A definition under one of its lookup keys (a row of `document_abbreviations`). */
+export interface KeyedDefinition {
+  key: string;
+  short: string;
+  long: string;
 }
 
 /**
- * A document's definitions under their lookup keys: one entry per (key, long form), at most
- * MAX_DEFINITIONS definitions, first found first.
+ * A document's definitions, gathered chunk by chunk at ingest: those of each distinct heading of the
+ * chunks' paths (a section titled "Property, plant and equipment (PP&E)" defines it; a heading repeated on
+ * every chunk of its section is read once) and of each chunk's content, distinct by (short form, long
+ * form), the first MAX_DEFINITIONS of them.
  */
-export function keyedDefinitions(defs: readonly AbbreviationDefinition[]): Array<{ key: string; short: string; long: string }> {
-  const out: Array<{ key: string; short: string; long: string }> = [];
+export class DefinitionCollector {
+  private readonly defs = new Map<string, AbbreviationDefinition>();
+  private readonly headings = new Set<string>();
+
+  /** Add one chunk's definitions; linear in its text (extractDefinitions), nothing once the cap is reached. */
+  add(chunk: { heading_path: readonly string[]; content: string }): void {
+    for (const h of chunk.heading_path) {
+      if (this.headings.has(h)) continue;
+      this.headings.add(h);
+      this.keep(extractDefinitions(h));
+    }
+    this.keep(extractDefinitions(chunk.content));
+  }
+
+  /** The gathered definitions under their lookup keys (keyedDefinitions). */
+  keyed(): KeyedDefinition[] {
+    return keyedDefinitions([...this.defs.values()]);
+  }
+
+  private keep(found: readonly AbbreviationDefinition[]): void {
+    for (const d of found) {
+      if (this.defs.size === MAX_DEFINITIONS) return;
+      const id = `${d.short}\u0000${d.long.toLowerCase()}`;
+      if (!this.defs.has(id)) this.defs.set(id, d);
+    }
+  }
+}
+
+/**
+ * Definitions under their lookup keys: one entry per (key, long form), at most MAX_DEFINITIONS
+ * definitions, first found first.
+ */
+export function keyedDefinitions(defs: readonly AbbreviationDefinition[]): KeyedDefinition[] {
+  const out: KeyedDefinition[] = [];
   const seen = new Set<string>();
-  let kept = 0;
-  for (const d of defs) {
-    if (kept === MAX_DEFINITIONS) break;
-    kept++;
+  for (const d of defs.slice(0, MAX_DEFINITIONS)) {
     for (const key of shortFormKeys(d.short)) {
       const id = `${key}\u0000${d.long.toLowerCase()}`;
       if (seen.has(id)) continue;
@@ -178,7 +208,7 @@ export function keyedDefinitions(defs: readonly AbbreviationDefinition[]): Array
 export function queryShortForms(query: string): Array<{ word: string; keys: string[] }> {
   const out = new Map<string, string[]>();
   for (const raw of query.split(/\s+/)) {
-    const word = raw.replace(/^[^\p{L}\p{N}]+/u, '').replace(/['’]s$/u, '').replace(/[^\p{L}\p{N}&]+$/u, '');
+    const word = bareWord(raw);
     if (!isShortForm(word) || out.has(word)) continue;
     const keys = shortFormKeys(word);
     if (keys.length > 0) out.set(word, keys);
@@ -195,10 +225,15 @@ export function queryShortForms(query: string): Array<{ word: string; keys: stri
 export function expandShortForms(query: string, longForms: ReadonlyMap<string, string>): string {
   if (longForms.size === 0) return query;
   return query.replace(/\S+/g, (raw) => {
-    const word = raw.replace(/^[^\p{L}\p{N}]+/u, '').replace(/['’]s$/u, '').replace(/[^\p{L}\p{N}&]+$/u, '');
+    const word = bareWord(raw);
     const long = longForms.get(word);
     if (!long) return raw;
     const at = raw.indexOf(word) + word.length;
     return `${raw.slice(0, at)} ${long.replace(/[,;:()]/g, ' ').replace(/\s+/g, ' ').trim()}${raw.slice(at)}`;
   });
+}
+
+/** A whitespace-separated word without surrounding punctuation and a possessive "'s" ("(PPNE's)," → PPNE). */
+function bareWord(raw: string): string {
+  return raw.replace(/^[^\p{L}\p{N}]+/u, '').replace(/['’]s$/u, '').replace(/[^\p{L}\p{N}&]+$/u, '');
 }

@@ -12,10 +12,10 @@ import type { ControlPlane } from '../storage/db.ts';
 import { nowIso } from '../storage/db.ts';
 import type { NamespaceIndex } from '../storage/namespace-index.ts';
 import type { Embedder } from '../models/embedder.ts';
-import type { JobRow, JobOutcome } from '../jobs/queue.ts';
+import type { Db, JobRow, JobOutcome } from '../jobs/queue.ts';
 import { RetryableError, type JobContext } from '../jobs/worker.ts';
 import { detectLanguage } from '../analysis/analyzer.ts';
-import { chunkDefinitions, keyedDefinitions, MAX_DEFINITIONS, type AbbreviationDefinition } from '../analysis/abbreviations.ts';
+import { DefinitionCollector } from '../analysis/abbreviations.ts';
 import { insertAbbreviations } from '../storage/abbreviation-store.ts';
 import { chunkRows, documentLabel, embeddingText, lexicalTokens } from './chunk-rows.ts';
 import { pairHashSet, termHashSet } from '../analysis/term-hash.ts';
@@ -175,10 +175,10 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
   const pairHashes: Uint32Array[] = [];
   const skip = phraseSkipTerms(lang.code);
   const tick = timeSlicer();
-  const definitions: AbbreviationDefinition[] = [];
+  const definitions = new DefinitionCollector();
   for (const c of chunked.chunks) {
     // Abbreviations the document defines, "long form (SF)" (analysis/abbreviations.ts): linear in the chunk.
-    if (definitions.length < MAX_DEFINITIONS) definitions.push(...chunkDefinitions(c));
+    definitions.add(c);
     const t = lexicalTokens(c, label, lang.code);
     tokens.push(t);
     termHashes.push(termHashSet(t));
@@ -211,18 +211,13 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
   // cancelled job can never leave a visible document and a done job always has one.
   // Its abbreviations go in the same transaction: a query expands a short form exactly when it can find the
   // document that defines it.
-  const abbreviations = keyedDefinitions(definitions);
-  if (ctx) {
-    await ctx.commitDone(docId, async (trx) => {
-      await trx.insertInto('documents').values(docRow).execute();
-      await insertAbbreviations(trx, job.project_id, docId, abbreviations);
-    });
-  } else {
-    await deps.cp.db.transaction().execute(async (trx) => {
-      await trx.insertInto('documents').values(docRow).execute();
-      await insertAbbreviations(trx, job.project_id, docId, abbreviations);
-    });
-  }
+  const abbreviations = definitions.keyed();
+  const commit = async (trx: Db) => {
+    await trx.insertInto('documents').values(docRow).execute();
+    await insertAbbreviations(trx, job.project_id, docId, abbreviations);
+  };
+  if (ctx) await ctx.commitDone(docId, commit);
+  else await deps.cp.db.transaction().execute(commit);
   deps.onDocumentCommitted?.(ns);
   return { status: 'done', code: 200, docId };
 }

@@ -2,24 +2,18 @@
 // They live beside the documents row and follow it: inserted in the transaction that makes the document
 // visible, deleted when it is purged, read only through visible documents — so a query expands a short form
 // exactly when a document that defines it can be found, on every node of a PostgreSQL deployment.
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { KeyedDefinition } from '../analysis/abbreviations.ts';
 import type { Database, DocumentAbbreviationsTable } from './schema.ts';
 
 /** Rows read per lookup at most (a query holds a few short forms; a namespace rarely defines one often). */
 const LOOKUP_LIMIT = 2000;
 
-/** A definition under one of its lookup keys (analysis/abbreviations.ts keyedDefinitions). */
-export interface KeyedDefinition {
-  key: string;
-  short: string;
-  long: string;
-}
-
 /**
  * Insert a document's definitions inside the caller's transaction (the one that makes the document
  * visible), so they appear and disappear with it.
  */
-export async function insertAbbreviations(trx: Transaction<Database> | Kysely<Database>, projectId: string, docId: string, defs: readonly KeyedDefinition[]): Promise<void> {
+export async function insertAbbreviations(trx: Kysely<Database>, projectId: string, docId: string, defs: readonly KeyedDefinition[]): Promise<void> {
   const rows: DocumentAbbreviationsTable[] = defs.map((d) => ({ project_id: projectId, doc_id: docId, short_key: d.key, short_form: d.short, long_form: d.long }));
   // Batches stay far below SQLite's 32 766 bound variables (5 a row).
   for (let i = 0; i < rows.length; i += 500) await trx.insertInto('document_abbreviations').values(rows.slice(i, i + 500)).execute();

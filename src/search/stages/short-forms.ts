@@ -44,9 +44,9 @@ export function chooseLongForms(query: string, words: ReadonlyArray<{ word: stri
     // abstract, "ATMs" for adipose tissue macrophages in another). Added regardless, SciFact training
     // nDCG@10 fell 0.7039 → 0.6988. Nor one the query defines itself ("patent ductus arteriosus (PDA)").
     const asWritten = spelling(word);
-    if (ownDefined.has(word) || rows.some((r) => keys.includes(r.key) && spellingOf(r.shortForm) === asWritten)) continue;
-    for (const r of rows) {
-      if (!keys.includes(r.key)) continue;
+    const mine = rows.filter((r) => keys.includes(r.key));
+    if (ownDefined.has(word) || mine.some((r) => spellingOf(r.shortForm) === asWritten)) continue;
+    for (const r of mine) {
       const norm = wordsOf(r.longForm).join(' ');
       if (!norm) continue;
       const e = byLong.get(norm) ?? { long: r.longForm.replace(/\s+/g, ' ').trim(), docs: new Set<string>(), inScope: false };
