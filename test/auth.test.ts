@@ -107,6 +107,26 @@ for (const backend of BACKENDS) {
       assertError(await request(server, 'GET', DOCS, { token: session, projectId: alt.projectId }), 403, 'product_not_enabled', 'session');
     });
 
+    test('403 for an altproduct project on the job and webhook-secret routes, known job id or not', async () => {
+      // A job recorded for the altproduct project in the real queue, so a 403 cannot be a 404 in disguise.
+      const job = await server.services.queue.enqueue({ projectId: alt.projectId, kind: 'ingest', filename: 'a.txt', size: 1, payload: {} });
+      for (const id of [job.id, '00000000-0000-4000-8000-000000000000']) {
+        for (const prefix of ['/v3', '']) {
+          assertError(await request(server, 'GET', `${prefix}/jobs/${id}/status`, { token: alt.apiKey }), 403, 'product_not_enabled', `status ${prefix} ${id}`);
+          assertError(await request(server, 'GET', `${prefix}/status/v1/jobs/${id}`, { token: alt.apiKey }), 403, 'product_not_enabled', `stream ${prefix} ${id}`);
+          assertError(await request(server, 'DELETE', `${prefix}/jobs/${id}`, { token: alt.apiKey }), 403, 'product_not_enabled', `delete ${prefix} ${id}`);
+          assertError(await request(server, 'GET', `${prefix}/jobs/${id}/status`, { token: server.accountKey, projectId: alt.projectId }), 403, 'product_not_enabled', `account key ${prefix} ${id}`);
+        }
+      }
+      // Account credentials without X-Project-ID: the job names its (altproduct) project.
+      assertError(await request(server, 'GET', `/v3/jobs/${job.id}/status`, { token: server.accountKey }), 403, 'product_not_enabled', 'implied project');
+      assertError(await request(server, 'GET', '/v3/webhooks/secret', { token: alt.apiKey }), 403, 'product_not_enabled', 'webhook secret');
+      assertError(await request(server, 'POST', '/v3/webhooks/secret/rotate', { token: alt.apiKey }), 403, 'product_not_enabled', 'webhook secret rotate');
+      // The job is still there (the refusal deleted nothing), and docsearch keys still reach their jobs.
+      assert.equal((await server.services.queue.get(job.id))?.status, 'pending');
+      assertError(await request(server, 'GET', `/v3/jobs/${job.id}/status`, { token: ds.apiKey }), 404, 'job_not_found', 'docsearch key, foreign job');
+    });
+
     test('protected project: account key 403, session and project key accepted', async () => {
       assertError(await request(server, 'GET', DOCS, { token: server.accountKey, projectId: prot.projectId }), 403, 'project_access_denied', 'account key');
       assert.equal((await request(server, 'GET', DOCS, { token: session, projectId: prot.projectId })).status, 200);

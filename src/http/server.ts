@@ -79,7 +79,9 @@ export async function buildHttpServer(services: Services, opts: { logger?: boole
   await registerMetricsRoute(app, services);
   await registerConsoleRoutes(app);
   // A job id names its project, so account-level callers may omit X-Project-ID there (docs/compat.md).
-  const jobScope = { requireDocsearch: false, impliedProject: jobProject(services) };
+  // Jobs and webhook secrets belong to docsearch projects alone: a caller of an altproduct project gets
+  // 403, as on /docsearch/* (spec "Authentication").
+  const jobScope = { requireDocsearch: true, impliedProject: jobProject(services) };
   await app.register(async (v3) => {
     await registerOpenApiRoute(v3);
     await registerProjectRoutes(v3, services);

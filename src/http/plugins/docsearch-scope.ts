@@ -1,7 +1,7 @@
 // Auth scope for every project-scoped endpoint (/docsearch/*, /jobs/*): verifies the bearer token,
 // resolves the project (for /jobs/*, also from the job id when an account-level caller omits
-// X-Project-ID: docs/compat.md), and (for /docsearch/*) requires product = docsearch. Routes registered inside
-// this plugin can rely on `request.project`.
+// X-Project-ID: docs/compat.md), and requires product = docsearch (403 for an altproduct project).
+// Routes registered inside this plugin can rely on `request.project`.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../internal/errors.ts';
 import type { AuthService, Principal, ProjectContext } from '../../projects/types.ts';
@@ -27,14 +27,14 @@ export async function resolveProjectScope(auth: AuthService, request: FastifyReq
   if (projectId === undefined && principal.kind !== 'project_key' && implied) projectId = await implied(request, principal);
   const project = await auth.resolveProject(principal, projectId);
   if (requireDocsearch && project.product !== 'docsearch') {
-    throw new AppError('product_not_enabled', 'This project\'s product is not docsearch; /docsearch endpoints are not available to it.');
+    throw new AppError('product_not_enabled', 'This project\'s product is not docsearch; the docsearch endpoints (documents, search, jobs) are not available to it.');
   }
   return project;
 }
 
 /**
  * Encapsulated scope: every route registered by `routes` gets `request.project`.
- * @param opts.requireDocsearch true for /docsearch/*; false for generic job endpoints.
+ * @param opts.requireDocsearch true to refuse projects of another product (403 product_not_enabled).
  * @param opts.impliedProject   job endpoints: the job's project when an account-level caller omits X-Project-ID.
  */
 export function projectScope(auth: AuthService, opts: { requireDocsearch: boolean; impliedProject?: ImpliedProject }, routes: (app: FastifyInstance) => Promise<void>) {
