@@ -32,7 +32,7 @@ import { rerankDepth, rerankQueryTerms, rerankRegions } from './stages/rerank.ts
 import type { ConfiguredReranker } from '../models/create-reranker.ts';
 import type { SearchStage } from '../internal/metrics.ts';
 import { resolveMode, searchUnits } from './units.ts';
-import type { JsonHit, QueryStats, Region, RetrievalContextResponse, RetrievalTier, SearchJsonResponse, SearchRequest } from './types.ts';
+import { UNDETERMINED_LANG, type JsonHit, type QueryStats, type Region, type RetrievalContextResponse, type RetrievalTier, type SearchJsonResponse, type SearchRequest } from './types.ts';
 
 /** Spec default of `min_relevance`. */
 export const DEFAULT_MIN_RELEVANCE = 0.3;
@@ -120,7 +120,9 @@ export class SearchService {
         score: region.score,
         scores: { ...region.signals },
       }));
-      return { results, query: req.query, namespace: ctx.namespace, result_count: results.length, results_dropped: out.dropped, detected_lang: out.detectedLang };
+      // The contract types SearchResponse.detected_lang as a string (only RetrievalContext allows null).
+      const detectedLang = out.detectedLang ?? UNDETERMINED_LANG;
+      return { results, query: req.query, namespace: ctx.namespace, result_count: results.length, results_dropped: out.dropped, detected_lang: detectedLang };
     }
     const renderHits: RenderHit[] = out.hits.map(({ doc, chunks }) => ({ docId: doc.doc_id, title: doc.title, chunks }));
     // Section-heading lines as far as the target (or max, for content already past it) leaves room for them;

@@ -77,6 +77,9 @@ export interface JsonHit {
   scores: HitSignals;
 }
 
+/** BCP 47 "undetermined": `SearchResponse.detected_lang` when the query's language could not be told. */
+export const UNDETERMINED_LANG = 'und';
+
 /** `SearchResponse` (format = json). */
 export interface SearchJsonResponse {
   results: JsonHit[];
@@ -84,7 +87,8 @@ export interface SearchJsonResponse {
   namespace: string;
   result_count: number;
   results_dropped: number;
-  detected_lang: string | null;
+  /** ISO 639-1 code of the query, or UNDETERMINED_LANG ('und') on low confidence; never null. */
+  detected_lang: string;
 }
 
 /** A retrieved chunk after fusion, with its raw signals and ranks (1-based; null = not in that list). */

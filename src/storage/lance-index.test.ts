@@ -195,6 +195,24 @@ test('tokens are matched literally (no query syntax)', async () => {
   assert.deepEqual(two.map((h) => h.chunk.doc_id).sort(), ['s0', 's5']);
 });
 
+test('tied scores come back in a stable order (doc id, chunk index), also across the cut of the limit', async () => {
+  // 40 documents, each written on its own, with the same text and vector: every search ties them all.
+  const same = (docId: string): ChunkRecord => ({ ...chunksOf(docs[0], 'jt', docId)[1], vector: vec('tie'), tokens: 'lantern keeper lantern' });
+  const ids = Array.from({ length: 40 }, (_, i) => `t${String((i * 17) % 40).padStart(2, '0')}`);
+  for (const id of ids) await index.addChunks('ns_ties', [same(id)], SIG);
+  await index.refreshLexical('ns_ties'); // every row in the FTS index: one BM25 statistic, exact ties
+  const sorted = [...ids].sort();
+  for (let round = 0; round < 6; round++) {
+    for (const limit of [40, 25, 12]) { // 40 tied rows: within TIE_WIDEN (4) times each limit
+      const b = await index.bm25Search('ns_ties', ['lantern'], limit);
+      assert.deepEqual(b.map((h) => h.chunk.doc_id), sorted.slice(0, limit), `BM25 limit ${limit}, round ${round}`);
+      assert.equal(new Set(b.map((h) => h.score)).size, 1);
+      const v = await index.vectorSearch('ns_ties', vec('tie'), 40);
+      assert.deepEqual(v.map((h) => h.chunk.doc_id), sorted, `vector, round ${round}`);
+    }
+  }
+});
+
 test('parallel writers to one namespace all land; ANN index built past the threshold', async () => {
   await Promise.all(docs.slice(0, 30).map((d) => index.addChunks('ns_par', chunksOf(d), SIG)));
   await Promise.all(docs.slice(0, 30).map((d) => index.addChunks('ns_par', chunksOf(d, 'j2', `${d.id}b`), SIG)));

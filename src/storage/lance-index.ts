@@ -72,6 +72,18 @@ const LAYOUT_RECHECK_MS = 10_000;
 
 const describeSignature = (s: EmbeddingSignature) => `${s.provider}/${s.model} (${s.dimension}-d)`;
 
+/** BM25 lists are widened up to this many times their limit to take in a tie at the cut whole. */
+const TIE_WIDEN = 4;
+
+/**
+ * Order of two hits with equal scores: by document id, then chunk index. The engine returns ties in
+ * whatever order its threads finish, and a tie's rank feeds fusion, so without a stable key identical
+ * searches on an unchanged namespace ranked and scored the same chunks differently.
+ */
+function byChunkKey(a: Pick<StoredChunk, 'doc_id' | 'chunk_index'>, b: Pick<StoredChunk, 'doc_id' | 'chunk_index'>): number {
+  return (a.doc_id < b.doc_id ? -1 : a.doc_id > b.doc_id ? 1 : 0) || a.chunk_index - b.chunk_index;
+}
+
 /**
  * Open (or create on first write) the LanceDB database at `opts.uri`. Sets LANCEDB_LOG=error (unless
  * already set) before the native module is first loaded, since its logger reads the variable at load.
@@ -197,7 +209,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
       // equals 1 − _distance). A zero vector scores 0.
       const hits = (await this.searchRows(state, await q.toArrow(), '_distance', opts))
         .map(({ chunk, raw, vector: v, tokens, termHashes, pairHashes }) => ({ chunk, score: v ? (cosine(vector, v) ?? 0) : 1 - raw, vector: v, tokens, termHashes, pairHashes }))
-        .sort((a, b) => b.score - a.score);
+        .sort((a, b) => b.score - a.score || byChunkKey(a.chunk, b.chunk));
       return this.tokensForUnhashed(state, await this.textForUnflagged(state, hits));
     });
   }
@@ -215,11 +227,23 @@ export class LanceNamespaceIndex implements NamespaceIndex {
       const match = this.matchQuery(tokens, boosts);
       // FTS filters are prefilters by default in LanceDB 0.37 (no API to change it; covered by a test).
       const columns = await this.searchColumns(state, opts);
-      let q = state.table.query().fullTextSearch(match).select([...columns, '_score']).limit(limit).withRowId();
       const where = await this.whereFor(state, f.where, filter);
       if (where === false) return [];
-      if (where) q = q.where(where);
-      const hits = (await this.searchRows(state, await q.toArrow(), '_score', opts)).map(({ chunk, raw, vector, tokens, termHashes, pairHashes }) => ({ chunk, score: raw, vector, tokens, termHashes, pairHashes }));
+      const search = async (n: number) => {
+        let q = state.table.query().fullTextSearch(match).select([...columns, '_score']).limit(n).withRowId();
+        if (where) q = q.where(where);
+        return this.searchRows(state, await q.toArrow(), '_score', opts);
+      };
+      // Which of several chunks tied at the cut the engine keeps changes from one search to the next. One
+      // row past the limit tells whether the list stops inside a tie; then more are read until the tie is
+      // whole (at most TIE_WIDEN times the limit), so the stable sort, not the engine, picks the chunks kept.
+      let n = limit + 1;
+      let rows = await search(n);
+      while (rows.length === n && rows[n - 1].raw === rows[limit - 1].raw && n < limit * TIE_WIDEN) {
+        n = Math.min(n * 2, limit * TIE_WIDEN);
+        rows = await search(n);
+      }
+      const hits = rows.slice(0, limit).map(({ chunk, raw, vector, tokens, termHashes, pairHashes }) => ({ chunk, score: raw, vector, tokens, termHashes, pairHashes }));
       return this.tokensForUnhashed(state, await this.textForUnflagged(state, hits));
     });
   }
@@ -424,15 +448,17 @@ export class LanceNamespaceIndex implements NamespaceIndex {
   private async searchRows(state: TableState, result: ArrowTable, scoreColumn: '_distance' | '_score', opts: ReadOptions) {
     const unpacked: Array<{ rowId: bigint; raw: number }> = [];
     const rows = arrowToChunks(result, scoreColumn, undefined, unpacked);
-    if (unpacked.length === 0) return rows;
-    try {
-      const again = await state.table.takeRowIds(unpacked.map((u) => u.rowId)).select([...this.columnsOfRows(state, opts), 'vector']).withRowId().toArrow();
-      const raw = new Map(unpacked.map((u) => [u.rowId, u.raw]));
-      for (const row of arrowToChunks(again)) rows.push({ ...row, raw: raw.get(row.chunk.rowId!) ?? Number.NaN });
-    } catch (err) {
-      this.onMaintenanceError(state.table.name, err);
+    if (unpacked.length > 0) {
+      try {
+        const again = await state.table.takeRowIds(unpacked.map((u) => u.rowId)).select([...this.columnsOfRows(state, opts), 'vector']).withRowId().toArrow();
+        const raw = new Map(unpacked.map((u) => [u.rowId, u.raw]));
+        for (const row of arrowToChunks(again)) rows.push({ ...row, raw: raw.get(row.chunk.rowId!) ?? Number.NaN });
+      } catch (err) {
+        this.onMaintenanceError(state.table.name, err);
+      }
     }
-    return rows.sort((a, b) => (scoreColumn === '_distance' ? a.raw - b.raw : b.raw - a.raw));
+    // Sorted either way: the engine's order of equal scores changes from one search to the next.
+    return rows.sort((a, b) => (scoreColumn === '_distance' ? a.raw - b.raw : b.raw - a.raw) || byChunkKey(a.chunk, b.chunk));
   }
 
   /**

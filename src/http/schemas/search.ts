@@ -109,7 +109,7 @@ export const SearchResponseSchema = Type.Object({
   namespace: Type.String(),
   result_count: Type.Integer(),
   results_dropped: Type.Integer(),
-  detected_lang: Nullable(Type.String()),
+  detected_lang: Type.String({ description: 'ISO 639-1 code of the query; "und" (BCP 47 undetermined) on low confidence' }),
 }, { description: 'SearchResponse (format = json)' });
 
 export const SearchResultSchema = Type.Union([RetrievalContextSchema, SearchResponseSchema]);

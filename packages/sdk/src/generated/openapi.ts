@@ -1653,7 +1653,8 @@ export interface operations {
                         search_units: number;
                         tokens_estimated: number;
                     } | {
-                        detected_lang: string | null;
+                        /** @description ISO 639-1 code of the query; "und" (BCP 47 undetermined) on low confidence */
+                        detected_lang: string;
                         namespace: string;
                         query: string;
                         result_count: number;
@@ -1926,7 +1927,8 @@ export interface operations {
                         search_units: number;
                         tokens_estimated: number;
                     } | {
-                        detected_lang: string | null;
+                        /** @description ISO 639-1 code of the query; "und" (BCP 47 undetermined) on low confidence */
+                        detected_lang: string;
                         namespace: string;
                         query: string;
                         result_count: number;
