@@ -88,6 +88,48 @@ describe('ingest validation', () => {
     assert.equal(none.body.code, 'missing_filename');
   });
 
+  test('hosts are normalised before the URL guard decides: trailing dots, upper case, *.localhost', async () => {
+    const before = await jobCount();
+    const port = new URL(server.baseUrl).port;
+    const hosts = ['localhost.', 'LOCALHOST', 'LocalHost..', 'api.localhost', 'api.localhost.', '127.0.0.1.', 'metadata.google.internal.'];
+    const upload = { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="a.txt"' };
+    for (const host of hosts) {
+      const url = `http://${host}:${port}/x`;
+      for (const [what, headers] of [
+        ['X-Completion object', { ...upload, 'x-completion': JSON.stringify({ url }) }],
+        ['X-Completion bare URL', { ...upload, 'x-completion': url }],
+        ['X-Remote-URL', { 'x-remote-url': `${url}.pdf` }],
+      ] as Array<[string, Record<string, string>]>) {
+        const r = await raw(headers, headers['x-remote-url'] ? undefined : 'hello');
+        assert.equal(r.status, 403, `${what} ${url}: ${JSON.stringify(r.body)}`);
+        assert.equal(r.body.code, 'remote_url_forbidden', `${what} ${url}`);
+      }
+    }
+    assert.equal(await jobCount(), before, 'no job was created');
+  });
+
+  test('a raw UTF-8 Content-Disposition filename is read as UTF-8, then cleaned of control and bidi characters', async () => {
+    // Header bytes as browsers and curl send them: the UTF-8 encoding of the name, unescaped. A latin1 string
+    // makes fetch put exactly those bytes on the wire.
+    const wire = (name: string) => `attachment; filename="${Buffer.from(name, 'utf8').toString('latin1')}"`;
+    const cases: Array<[string, string]> = [
+      ['ev\u202Et.txt', 'evt.txt'],
+      ['résumé ünïcode.md', 'résumé ünïcode.md'],
+      ['voilà …\u0085.txt', 'voilà ….txt'],
+    ];
+    for (const [sent, stored] of cases) {
+      const r = await raw({ 'content-type': 'application/octet-stream', 'content-disposition': wire(sent) }, 'Lichen counts by quarter.\n');
+      assert.equal(r.status, 201, `${JSON.stringify(sent)}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.properties.file.filename, stored);
+      const s = await api(server.baseUrl, key, 'GET', `/v3/jobs/${r.body.job_id}/status`);
+      assert.equal((s.body as { properties: { file: { filename: string } } }).properties.file.filename, stored);
+    }
+    // Bytes that are not UTF-8 stay Latin-1 (a lone 0xE9 is "é").
+    const latin1 = await raw({ 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="caf\u00e9.txt"' }, 'x');
+    assert.equal(latin1.status, 201, JSON.stringify(latin1.body));
+    assert.equal(latin1.body.properties.file.filename, 'café.txt');
+  });
+
   test('a job of another project is 404', async () => {
     const other = await createProject(server, { product: 'docsearch' });
     const r = await raw({ 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="a.txt"' }, 'hello world, this is a small text file.');

@@ -24,6 +24,18 @@ export function isPublicAddress(ip: ipaddr.IPv4 | ipaddr.IPv6): boolean {
   return (ip as ipaddr.IPv6).match(GLOBAL_UNICAST_V6) && ip.range() === 'unicast';
 }
 
+/**
+ * A host name as every guard decision compares it: lower-case, without IPv6 brackets and without the
+ * trailing dots of a fully qualified name ("localhost." and "LOCALHOST" are localhost; DNS and the URL
+ * parser treat them alike, so the guard must too).
+ */
+export function normaliseHost(host: string): string {
+  return host.replace(/^\[|\]$/g, '').replace(/\.+$/, '').toLowerCase();
+}
+
+/** Names that always mean this machine or a cloud metadata service, whatever DNS says (RFC 6761 §6.3: *.localhost). */
+const LOCAL_NAMES = /^(?:(?:[^.]+\.)*localhost|metadata\.google\.internal)$/;
+
 export interface GuardedResponse {
   /** Final URL after redirects. */
   url: string;
@@ -58,7 +70,7 @@ export class NetGuard {
 
   /** @param allowedPrivate hostnames or CIDRs (e.g. "127.0.0.1/32", "minio.internal") that may be reached. */
   constructor(allowedPrivate: string[]) {
-    this.allowHosts = new Set(allowedPrivate.filter((h) => !h.includes('/')).map((h) => h.toLowerCase()));
+    this.allowHosts = new Set(allowedPrivate.filter((h) => !h.includes('/')).map(normaliseHost));
     this.allowCidrs = allowedPrivate.filter((h) => h.includes('/')).map((c) => ipaddr.parseCIDR(c));
     this.agent = new Agent({
       connect: {
@@ -82,7 +94,7 @@ export class NetGuard {
 
   /** True when `address` (an IP literal) may be contacted for `hostname`. */
   addressAllowed(address: string, hostname?: string): boolean {
-    if (hostname && this.allowHosts.has(hostname.toLowerCase())) return true;
+    if (hostname && this.allowHosts.has(normaliseHost(hostname))) return true;
     if (!ipaddr.isValid(address)) return false;
     let ip = ipaddr.parse(address);
     if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
@@ -108,12 +120,12 @@ export class NetGuard {
       throw new AppError('invalid_remote_url', `Only http and https URLs can be fetched, not ${url.protocol}`);
     }
     if (url.username || url.password) throw new AppError('invalid_remote_url', 'URLs with embedded credentials are not accepted.');
-    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const host = normaliseHost(url.hostname);
     if (net.isIP(host) && !this.addressAllowed(host, host)) {
       throw new AppError('remote_url_forbidden', `The host ${host} is a private, loopback or link-local address and may not be fetched.`);
     }
-    if (/^(localhost|metadata\.google\.internal)$/i.test(host) && !this.allowHosts.has(host.toLowerCase())) {
-      throw new AppError('remote_url_forbidden', `The host ${host} may not be fetched.`);
+    if (LOCAL_NAMES.test(host) && !this.allowHosts.has(host)) {
+      throw new AppError('remote_url_forbidden', `The host ${url.hostname} may not be fetched.`);
     }
     return url;
   }
