@@ -59,10 +59,16 @@ export function cleanFilename(name: string): string {
 
 /**
  * Filename from `Content-Disposition: attachment; filename="x.pdf"` (RFC 6266, incl. filename*=UTF-8'').
+ * A plain `filename` sent as raw UTF-8 bytes (what browsers and curl send) is read as UTF-8 when the bytes
+ * are valid UTF-8, else as Latin-1 (RFC 6266 appendix D practice); control and bidi characters are then
+ * removed, so a U+202E sent raw is stripped like one sent percent-encoded.
  * @returns undefined when the header has no usable filename.
  */
 export function filenameFromDisposition(header: string | undefined): string | undefined {
   if (!header) return undefined;
+  // Decoded whole, before the patterns run: a UTF-8 continuation byte read as Latin-1 can be U+0085 or
+  // U+00A0, which `\s` would take for a separator.
+  header = decodeHeaderUtf8(header);
   const star = /filename\*\s*=\s*(?:UTF-8|utf-8)''([^;]+)/.exec(header);
   let name: string | undefined;
   if (star) {
