@@ -11,6 +11,7 @@ import { installRateLimits } from './plugins/rate-limits.ts';
 import { DEFAULT_ADMISSION } from '../internal/config.ts';
 import { projectScope } from './plugins/docsearch-scope.ts';
 import { ErrorBodySchema } from './schemas/common.ts';
+import { declareErrorResponses, EVERY_ROUTE_ERRORS } from './schemas/error-responses.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerOpenApiRoute } from './routes/openapi.ts';
 import { registerApiDocsRoute } from './routes/api-docs.ts';
@@ -18,6 +19,7 @@ import { registerMcpRoute } from './routes/mcp.ts';
 import { registerMetricsRoute } from './routes/metrics.ts';
 import { registerProjectRoutes } from './routes/projects/index.ts';
 import { registerDocsearchRoutes } from './routes/docsearch/index.ts';
+import { documentIngestBody } from './routes/docsearch/ingest.ts';
 import { jobProject, registerJobRoutes } from './routes/jobs/index.ts';
 import { registerConsoleRoutes } from './routes/console.ts';
 
@@ -70,6 +72,7 @@ export async function buildHttpServer(services: Services, opts: { logger?: boole
     // Shared schemas become components named by their $id (ErrorBody, DocInfo, …), not def-N, so the
     // SDK's generated types can name them.
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transformObject: (docs) => documentIngestBody('openapiObject' in docs ? docs.openapiObject : docs.swaggerObject),
   });
 
   await installRateLimits(app, services.config.admission ?? DEFAULT_ADMISSION, services.rateCounters);
@@ -83,6 +86,7 @@ export async function buildHttpServer(services: Services, opts: { logger?: boole
   // 403, as on /docsearch/* (spec "Authentication").
   const jobScope = { requireDocsearch: true, impliedProject: jobProject(services) };
   await app.register(async (v3) => {
+    v3.addHook('onRoute', declareErrorResponses(EVERY_ROUTE_ERRORS));
     await registerOpenApiRoute(v3);
     await registerProjectRoutes(v3, services);
     await v3.register(projectScope(services.auth, { requireDocsearch: true }, async (scoped) => {

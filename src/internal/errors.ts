@@ -73,6 +73,8 @@ export interface ErrorBody {
   message: string;
   status: number;
   details?: Record<string, unknown>;
+  /** Seconds to wait before retrying, as in the Retry-After header (429 and 503 bodies). */
+  retry_after_seconds?: number;
 }
 
 /**
@@ -100,6 +102,12 @@ export class AppError extends Error {
   toBody(): ErrorBody {
     const body: ErrorBody = { code: this.code, message: this.message, status: this.status };
     if (this.details) body.details = this.details;
+    if (this.retryAfterSeconds !== undefined) {
+      // Clients of the modelled API read the wait from the body's top level (docs/compat.md); a 429 also
+      // keeps it in details.retry_after_s.
+      body.retry_after_seconds = this.retryAfterSeconds;
+      if (this.status === 429) body.details = { ...body.details, retry_after_s: this.retryAfterSeconds };
+    }
     return body;
   }
 }

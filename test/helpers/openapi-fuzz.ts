@@ -140,14 +140,14 @@ export async function sendFuzzRequest(baseUrl: string, r: FuzzRequest): Promise<
 
 /**
  * What is wrong with a response: '5xx', 'shape' (an error body that is not {code, message, status,
- * details?} with status equal to the HTTP status), or undefined when it is fine.
+ * details?, retry_after_seconds?} with status equal to the HTTP status), or undefined when it is fine.
  */
 export function fuzzViolation(res: { status: number; text: string }): '5xx' | 'shape' | undefined {
   if (res.status >= 500) return '5xx';
   if (res.status < 400) return undefined;
   let body: Record<string, unknown> | undefined;
   try { body = JSON.parse(res.text); } catch { return 'shape'; }
-  const keys = body && typeof body === 'object' ? Object.keys(body).filter((k) => k !== 'details').sort().join() : '';
+  const keys = body && typeof body === 'object' ? Object.keys(body).filter((k) => k !== 'details' && k !== 'retry_after_seconds').sort().join() : '';
   return !body || keys !== 'code,message,status' || body.status !== res.status || typeof body.code !== 'string' ? 'shape' : undefined;
 }
 

@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../internal/errors.ts';
 import type { AuthService, Principal } from '../../projects/types.ts';
+import { ACCOUNT_SCOPE_ERRORS, declareErrorResponses } from '../schemas/error-responses.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -30,6 +31,7 @@ export async function resolveAccountPrincipal(auth: AuthService, request: Fastif
 export function accountScope(auth: AuthService, routes: (app: FastifyInstance) => Promise<void>) {
   return async (app: FastifyInstance) => {
     app.decorateRequest('principal', null as unknown as Principal);
+    app.addHook('onRoute', declareErrorResponses(ACCOUNT_SCOPE_ERRORS));
     app.addHook('onRequest', async (request) => {
       request.principal = await resolveAccountPrincipal(auth, request);
     });

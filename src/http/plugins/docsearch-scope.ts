@@ -5,6 +5,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../internal/errors.ts';
 import type { AuthService, Principal, ProjectContext } from '../../projects/types.ts';
+import { declareErrorResponses, PROJECT_SCOPE_ERRORS } from '../schemas/error-responses.ts';
+import { PROJECT_ID_HEADER } from '../schemas/common.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -40,6 +42,7 @@ export async function resolveProjectScope(auth: AuthService, request: FastifyReq
 export function projectScope(auth: AuthService, opts: { requireDocsearch: boolean; impliedProject?: ImpliedProject }, routes: (app: FastifyInstance) => Promise<void>) {
   return async (app: FastifyInstance) => {
     app.decorateRequest('project', null as unknown as ProjectContext);
+    app.addHook('onRoute', declareErrorResponses(PROJECT_SCOPE_ERRORS, { headers: PROJECT_ID_HEADER }));
     app.addHook('onRequest', async (request) => {
       request.project = await resolveProjectScope(auth, request, opts.requireDocsearch, opts.impliedProject);
     });

@@ -6,6 +6,7 @@ export const ErrorBodySchema = Type.Object({
   message: Type.String(),
   status: Type.Integer(),
   details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  retry_after_seconds: Type.Optional(Type.Integer({ minimum: 1, description: 'On 429 and 503: seconds to wait before retrying (the Retry-After header)' })),
 }, { $id: 'ErrorBody', description: 'Every error response has this shape.' });
 
 /** Error responses every authenticated endpoint can give, for the OpenAPI document. */
@@ -14,7 +15,12 @@ export const authErrorResponses = {
   403: ErrorBodySchema,
 } as const;
 
+/** The X-Project-ID request header; the project scope declares it on each of its routes. */
+export const PROJECT_ID_HEADER = {
+  'X-Project-ID': Type.Optional(Type.String({ description: 'Project id; required with account-level credentials (account API key, login session), omitted with a project API key' })),
+};
+
 export const ProjectHeaders = Type.Object({
   authorization: Type.Optional(Type.String({ description: 'Bearer <token>' })),
-  'x-project-id': Type.Optional(Type.String({ description: 'Project id; required with account-level credentials' })),
+  ...PROJECT_ID_HEADER,
 });

@@ -450,6 +450,8 @@ export interface components {
                 [key: string]: unknown;
             };
             message: string;
+            /** @description On 429 and 503: seconds to wait before retrying (the Retry-After header) */
+            retry_after_seconds?: number;
             status: number;
         };
         Project: {
@@ -545,7 +547,25 @@ export interface operations {
                 };
             };
             /** @description Every error response has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -559,8 +579,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Project id; required with account-level credentials */
-                "x-project-id"?: string;
+                /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
+                "X-Project-ID"?: string;
             };
             path?: never;
             cookie?: never;
@@ -588,20 +608,21 @@ export interface operations {
                 };
             };
             /** @description Every error response has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -610,15 +631,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -627,15 +640,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -644,15 +667,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -660,7 +675,10 @@ export interface operations {
     listDocuments: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
+                "X-Project-ID"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -680,20 +698,21 @@ export interface operations {
                 };
             };
             /** @description Every error response has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -702,15 +721,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -718,7 +756,10 @@ export interface operations {
     getDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
+                "X-Project-ID"?: string;
+            };
             path: {
                 docId: string;
             };
@@ -741,15 +782,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -758,15 +809,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -774,7 +853,10 @@ export interface operations {
     deleteDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
+                "X-Project-ID"?: string;
+            };
             path: {
                 docId: string;
             };
@@ -801,15 +883,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -818,15 +910,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -834,11 +954,41 @@ export interface operations {
     ingestDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Raw upload: attachment; filename="<name>.<ext>" (RFC 6266; filename*=UTF-8''… for non-ASCII names). The extension selects the parser. Optional with X-Remote-URL, where it overrides the name taken from the URL. */
+                "Content-Disposition"?: string;
+                /** @description 1-255 visible ASCII characters (a UUID is a good choice): a retried request gets the job the first one created (docs/jobs.md). */
+                "Idempotency-Key"?: string;
+                /** @description JSON object {"<name>": {"type": "<type>"}} declaring types for X-Attributes; required for datetime and encrypted_text; at most 2048 characters. */
+                "X-Attribute-Schema"?: string;
+                /** @description JSON object of typed attribute name to value; at most 2048 characters (docs/attributes.md). */
+                "X-Attributes"?: string;
+                /** @description Base URL for resolving relative image links in the file. */
+                "X-Base-URL"?: string;
+                /** @description Completion webhook: JSON {"url": "https://…", "headers": {…}} or a bare URL; one signed job.completed event (docs/webhooks.md). */
+                "X-Completion"?: string;
+                /** @description Legacy: JSON array of strings or a comma-separated list, mapped to the attribute labels ([]encrypted_text). */
+                "X-Labels"?: string;
+                /** @description Legacy: a decimal integer, mapped to the attribute meta_int_1 (int). */
+                "X-Meta-Int-1"?: string;
+                /** @description Legacy: a decimal integer, mapped to the attribute meta_int_2 (int). */
+                "X-Meta-Int-2"?: string;
+                /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
+                "X-Project-ID"?: string;
+                /** @description Public http(s) URL the service fetches instead of reading a body. */
+                "X-Remote-URL"?: string;
+                /** @description JSON object of string to string (at most 32 keys [A-Za-z0-9_]{1,64}, values up to 1024, 16384 characters in all); filtered by unencrypted_strings_match. */
+                "X-Unencrypted-Strings"?: string;
+            };
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description The file's raw bytes, sent as Content-Type: application/octet-stream with Content-Disposition naming the file. Omit the body when X-Remote-URL is given. Any other content type (JSON, multipart, form) is refused and creates nothing. */
+        requestBody?: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
         responses: {
             /** @description Default Response */
             201: {
@@ -855,15 +1005,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -872,15 +1014,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -889,15 +1023,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -906,15 +1050,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -923,15 +1059,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -939,7 +1076,10 @@ export interface operations {
     createBucketIngest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
+                "X-Project-ID"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1027,15 +1167,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -1044,15 +1176,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -1061,15 +1185,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -1078,15 +1194,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1094,7 +1238,10 @@ export interface operations {
     getBucketIngest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
+                "X-Project-ID"?: string;
+            };
             path: {
                 id: string;
             };
@@ -1112,20 +1259,75 @@ export interface operations {
                 };
             };
             /** @description Every error response has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1133,7 +1335,10 @@ export interface operations {
     cancelBucketIngest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
+                "X-Project-ID"?: string;
+            };
             path: {
                 id: string;
             };
@@ -1151,20 +1356,39 @@ export interface operations {
                 };
             };
             /** @description Every error response has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -1173,15 +1397,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1189,7 +1441,10 @@ export interface operations {
     updateBucketIngestCredentials: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
+                "X-Project-ID"?: string;
+            };
             path: {
                 id: string;
             };
@@ -1221,15 +1476,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -1238,15 +1503,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -1255,15 +1512,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1275,7 +1569,10 @@ export interface operations {
                 /** @description Page size 1..1000 (default 100). */
                 limit?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
+                "X-Project-ID"?: string;
+            };
             path: {
                 id: string;
             };
@@ -1309,15 +1606,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -1326,15 +1633,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1342,7 +1677,10 @@ export interface operations {
     pauseBucketIngest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
+                "X-Project-ID"?: string;
+            };
             path: {
                 id: string;
             };
@@ -1360,20 +1698,39 @@ export interface operations {
                 };
             };
             /** @description Every error response has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -1382,15 +1739,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1398,7 +1783,10 @@ export interface operations {
     resumeBucketIngest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
+                "X-Project-ID"?: string;
+            };
             path: {
                 id: string;
             };
@@ -1416,20 +1804,39 @@ export interface operations {
                 };
             };
             /** @description Every error response has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -1438,15 +1845,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1454,7 +1889,10 @@ export interface operations {
     retryBucketIngestFailed: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
+                "X-Project-ID"?: string;
+            };
             path: {
                 id: string;
             };
@@ -1474,20 +1912,39 @@ export interface operations {
                 };
             };
             /** @description Every error response has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -1496,15 +1953,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1513,8 +1998,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Project id; required with account-level credentials */
-                "x-project-id"?: string;
+                /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
+                "X-Project-ID"?: string;
             };
             path?: never;
             cookie?: never;
@@ -1685,15 +2170,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -1702,15 +2179,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -1719,15 +2188,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -1736,15 +2197,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -1753,15 +2242,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -1770,15 +2251,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1787,8 +2260,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Project id; required with account-level credentials */
-                "x-project-id"?: string;
+                /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
+                "X-Project-ID"?: string;
             };
             path?: never;
             cookie?: never;
@@ -1959,15 +2432,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -1976,15 +2441,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -1993,15 +2450,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -2010,15 +2459,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -2027,15 +2504,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -2044,15 +2513,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2060,7 +2521,10 @@ export interface operations {
     deleteJob: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
+                "X-Project-ID"?: string;
+            };
             path: {
                 job_id: string;
             };
@@ -2111,20 +2575,75 @@ export interface operations {
                 };
             };
             /** @description Every error response has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2132,7 +2651,10 @@ export interface operations {
     getJobStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
+                "X-Project-ID"?: string;
+            };
             path: {
                 job_id: string;
             };
@@ -2178,20 +2700,75 @@ export interface operations {
                 };
             };
             /** @description Every error response has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2217,6 +2794,15 @@ export interface operations {
                 };
             };
             /** @description Every error response has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2227,6 +2813,24 @@ export interface operations {
             };
             /** @description Every error response has this shape. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2314,6 +2918,33 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Every error response has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     deleteProject: {
@@ -2338,6 +2969,15 @@ export interface operations {
                         deleted: true;
                         id: string;
                     };
+                };
+            };
+            /** @description Every error response has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -2368,6 +3008,33 @@ export interface operations {
                 };
             };
             /** @description Every error response has this shape. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2381,7 +3048,10 @@ export interface operations {
     streamJobStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
+                "X-Project-ID"?: string;
+            };
             path: {
                 job_id: string;
             };
@@ -2406,20 +3076,57 @@ export interface operations {
                 content?: never;
             };
             /** @description Every error response has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Every error response has this shape. */
@@ -2428,15 +3135,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2444,7 +3152,10 @@ export interface operations {
     getWebhookSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
+                "X-Project-ID"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2464,20 +3175,57 @@ export interface operations {
                 };
             };
             /** @description Every error response has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2485,7 +3233,10 @@ export interface operations {
     rotateWebhookSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
+                "X-Project-ID"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2505,20 +3256,57 @@ export interface operations {
                 };
             };
             /** @description Every error response has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Stable snake_case error code */
-                        code: string;
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                        message: string;
-                        status: number;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
