@@ -177,6 +177,15 @@ for (const backend of BACKENDS) {
       const f2 = (await api(server.baseUrl, key, 'GET', `/v3/docsearch/ingestBucket/${id}/failures?limit=1&cursor=${p1.next_cursor}`)).body as any;
       assert.equal(f2.failures[0].key, 'in/broken-2.docx');
       assert.equal(f2.next_cursor, null);
+      // A cursor this endpoint did not make is a 400, never an empty 200 page that reads as the end of the list.
+      const malformed = ['not-a-cursor', 'zzzz', '!!', 'f1.', 'f1.%%%', `f1.${Buffer.from([0xff, 0xfe, 0xfd]).toString('base64url')}`,
+        `${p1.next_cursor}=`, `x${p1.next_cursor}`, Buffer.from('in/broken-1.pdf').toString('base64url')];
+      for (const cursor of malformed) {
+        const bad = await api(server.baseUrl, key, 'GET', `/v3/docsearch/ingestBucket/${id}/failures?limit=1&cursor=${encodeURIComponent(cursor)}`);
+        assert.equal(bad.status, 400, `cursor ${cursor}: ${JSON.stringify(bad.body)}`);
+        assert.equal((bad.body as any).code, 'validation_failed');
+        assert.equal((bad.body as any).details.field, 'querystring.cursor');
+      }
 
       // Fix the objects in the bucket, then retry: only the two failed files are ingested again.
       await s3.putObjects(b2, [['in/broken-1.pdf', fs.readFileSync(dataPath('docs', 'pdf', 'multi-column-2p.pdf'))],

@@ -54,6 +54,36 @@ function finishedSentence(task: TaskRow): string {
   return task.cancelled ? 'The task was cancelled' : `The task has already finished (${task.state})`;
 }
 
+/** Version tag of the failures cursor: what follows it is the base64url UTF-8 of the last key of a page. */
+const FAILURES_CURSOR_TAG = 'f1.';
+
+/** The opaque `next_cursor` of a failures page ending at object `key`. */
+function encodeFailuresCursor(key: string): string {
+  return FAILURES_CURSOR_TAG + Buffer.from(key, 'utf8').toString('base64url');
+}
+
+/**
+ * The object key a failures cursor continues after. Only what encodeFailuresCursor made is accepted: a
+ * cursor that was cut, edited or invented must not read as "a key after which nothing failed" (an empty
+ * 200 page that looks like the end of the list).
+ * @throws AppError validation_failed (400) for any other string
+ */
+function decodeFailuresCursor(cursor: string): string {
+  const invalid = () => new AppError('validation_failed', 'cursor is not a next_cursor returned by this endpoint.', { field: 'querystring.cursor' });
+  const body = cursor.startsWith(FAILURES_CURSOR_TAG) ? cursor.slice(FAILURES_CURSOR_TAG.length) : '';
+  if (!/^[A-Za-z0-9_-]+$/.test(body)) throw invalid();
+  const bytes = Buffer.from(body, 'base64url');
+  if (bytes.toString('base64url') !== body) throw invalid();
+  let key: string;
+  try {
+    key = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw invalid();
+  }
+  if (key.length === 0) throw invalid();
+  return key;
+}
+
 export class BucketService {
   constructor(private readonly d: BucketServiceDeps) {}
 
@@ -202,11 +232,7 @@ export class BucketService {
   /** A page of per-file failures. `cursor` is the opaque next_cursor of the previous page. */
   async failures(ctx: ProjectContext, id: string, limit: number, cursor?: string): Promise<FailuresPage> {
     await this.d.store.getForProject(ctx.projectId, id);
-    let after: string | undefined;
-    if (cursor) {
-      after = Buffer.from(cursor, 'base64url').toString('utf8');
-      if (!after) throw new AppError('validation_failed', 'cursor is not a cursor returned by this endpoint.', { field: 'cursor' });
-    }
+    const after = cursor ? decodeFailuresCursor(cursor) : undefined; // an empty cursor= is the first page
     const rows = await this.d.store.failures(id, limit + 1, after);
     const page = rows.slice(0, limit);
     return {
@@ -215,7 +241,7 @@ export class BucketService {
         key: f.key, size: Number(f.size), error_code: f.error_code, error_message: f.error_message,
         job_id: f.error_code && PRE_INGEST_ERRORS.has(f.error_code) ? null : f.job_id, failed_at: f.updated_at,
       })),
-      next_cursor: rows.length > limit ? Buffer.from(page[page.length - 1].key, 'utf8').toString('base64url') : null,
+      next_cursor: rows.length > limit ? encodeFailuresCursor(page[page.length - 1].key) : null,
     };
   }
 
