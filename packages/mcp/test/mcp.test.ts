@@ -2,7 +2,8 @@
 // transports: stdio (the docsearch-mcp bin as a child process, speaking to the service through the SDK)
 // and Streamable HTTP (the service's /mcp, same bearer keys as the API). An agent's flow: list tools,
 // ingest a real PDF waiting on the job stream with progress notifications, search it and answer from
-// the context, then the document tools and typed errors.
+// the context, then the document tools and typed errors (unknown arguments included); and how an MCP host
+// learns to authenticate from a 401 (RFC 9728 protected-resource metadata).
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -10,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { discoverOAuthProtectedResourceMetadata, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { newProject, PAPER, startTestServer, type TestServer } from '../../sdk/test/support.ts';
 
@@ -29,6 +31,7 @@ async function agentFlow(client: Client, ingestArgs: Record<string, unknown>): P
     'premium', 'meta_tags_any', 'meta_tags_all', 'meta_int_1_gte', 'meta_int_1_lte', 'meta_int_2_gte', 'meta_int_2_lte']) {
     assert.ok(field in (search.inputSchema.properties ?? {}), `search has ${field}`);
   }
+  for (const tool of tools) assert.equal(tool.inputSchema.additionalProperties, false, `${tool.name}: unknown arguments are refused`);
   assert.match(search.description ?? '', /has_any_tokens/);
   assert.match(search.description ?? '', /\[\]string: contains contains_any eq in/);
 
@@ -57,6 +60,14 @@ async function agentFlow(client: Client, ingestArgs: Record<string, unknown>): P
   const badOp = await client.callTool({ name: 'search', arguments: { query: PAPER.query, attribute_filters: [{ attr: 'year', op: 'glob', value: '2*' }] } });
   assert.equal(badOp.isError, true);
   assert.match(text(badOp), /^unsupported_operator \(HTTP 400\)/);
+  // An argument the tool does not have is an error naming it, not silently dropped (it would run unfiltered).
+  const unknownArg = await client.callTool({ name: 'search', arguments: { query: PAPER.query, filter: 'year gte 2010' } });
+  assert.equal(unknownArg.isError, true);
+  assert.match(text(unknownArg), /Input validation error.*"filter"/s);
+  const unknownClauseKey = await client.callTool({ name: 'search', arguments: { query: PAPER.query, attribute_filters: [{ attr: 'year', op: 'eq', value: 2021, negate: true }] } });
+  assert.equal(unknownClauseKey.isError, true);
+  assert.match(text(unknownClauseKey), /"negate"/);
+  assert.equal((await client.callTool({ name: 'list_documents', arguments: { limit: 5 } })).isError, true);
   const inDoc = await client.callTool({ name: 'search_in_doc', arguments: { query: PAPER.query, doc_filter: docId } });
   assert.match(text(inDoc), PAPER.expect);
 
@@ -136,6 +147,33 @@ describe('docsearch MCP server', () => {
       });
       assert.equal(res.status, 401);
       assert.match((await res.json()).code, /^[a-z_]+$/);
+      assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer resource_metadata="[^"]+"/);
+      assert.equal(/error="invalid_token"/.test(res.headers.get('www-authenticate')!), 'authorization' in headers);
     }
+  });
+
+  test('Streamable HTTP at /mcp: a host discovers how to authenticate from the 401 (RFC 9728 metadata), then a bearer key works', async () => {
+    const mcpUrl = new URL(`${server.baseUrl}/mcp`);
+    // The official client without credentials: refused with 401.
+    const anonymous = new Client({ name: 'test-host', version: '1.0.0' });
+    await assert.rejects(anonymous.connect(new StreamableHTTPClientTransport(mcpUrl)), /401|nauthorized/);
+    // What a host does next: read resource_metadata from the challenge and fetch the document.
+    const res = await fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    assert.equal(res.status, 401);
+    const { resourceMetadataUrl } = extractWWWAuthenticateParams(res);
+    assert.equal(resourceMetadataUrl?.href, `${server.baseUrl}/.well-known/oauth-protected-resource`);
+    const metadata = await discoverOAuthProtectedResourceMetadata(mcpUrl, { resourceMetadataUrl });
+    assert.equal(metadata.resource, mcpUrl.href);
+    assert.deepEqual(metadata.bearer_methods_supported, ['header']);
+    assert.equal(metadata.authorization_servers, undefined, 'no OAuth server: bearer API keys are the way in');
+    // RFC 9728 §3.1 location for a resource with a path serves the same document.
+    const byPath = await (await fetch(`${server.baseUrl}/.well-known/oauth-protected-resource/mcp`)).json();
+    assert.deepEqual(byPath, metadata);
+    // The host then sends the configured key.
+    const { apiKey } = await newProject(server);
+    const client = new Client({ name: 'test-host', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers: { authorization: `Bearer ${apiKey}` } } }));
+    assert.equal(JSON.parse(text(await client.callTool({ name: 'list_documents', arguments: {} }))).total_documents, 0);
+    await client.close();
   });
 });

@@ -38,17 +38,17 @@ export function registerIngestTools(server: McpServer, client: DocsearchClient, 
   server.registerTool('ingest', {
     title: 'Ingest a document',
     description: `Add a document (PDF, Office, HTML, Markdown, text, e-mail, images, …; the filename extension selects the parser) to the project so it can be searched. ${source} By default waits until the document is indexed (progress notifications while it runs) and returns its doc_id; with wait=false returns the job_id at once (follow it with job_status). Optional typed attributes make it filterable later (call list_attributes first to reuse existing names and types).`,
-    inputSchema: {
+    inputSchema: z.strictObject({
       ...(opts.allowFilePaths ? { path: z.string().optional().describe('Local file path') } : {}),
       url: z.string().url().optional().describe('Public URL to fetch'),
       content_base64: z.string().optional().describe('The file bytes, base64'),
       filename: z.string().optional().describe('Name with extension (required with content_base64; overrides the path\'s name)'),
       attributes: z.record(z.string(), z.unknown()).optional().describe('Typed attributes, e.g. {"year": 2024, "labels": ["contract"]}; names ^[a-z0-9_]{1,64}$'),
-      attribute_schema: z.record(z.string(), z.object({ type: z.string() })).optional().describe('Declared types, needed for datetime and encrypted_text, e.g. {"signed": {"type": "datetime"}}'),
+      attribute_schema: z.record(z.string(), z.strictObject({ type: z.string() })).optional().describe('Declared types, needed for datetime and encrypted_text, e.g. {"signed": {"type": "datetime"}}'),
       unencrypted_strings: z.record(z.string(), z.string()).optional().describe('Plain key → value strings (no secrets), filterable with unencrypted_strings_match'),
       wait: z.boolean().optional().describe('Wait for the document to be indexed (default true)'),
       timeout_seconds: z.number().int().min(1).max(3600).optional().describe('Longest wait (default 600)'),
-    },
+    }),
     annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
   }, async (args, extra) => guarded(async () => {
     const a = args as Record<string, unknown> & { path?: string; url?: string; content_base64?: string; filename?: string };
@@ -96,7 +96,7 @@ export function registerIngestTools(server: McpServer, client: DocsearchClient, 
   server.registerTool('job_status', {
     title: 'Status of an ingest job',
     description: 'Current state of an ingest job: status (pending, processing, done, failed), is_terminal, doc_id once done, error {code, message} when failed, attempts.',
-    inputSchema: { job_id: z.string().min(1).describe('The job_id an ingest returned') },
+    inputSchema: z.strictObject({ job_id: z.string().min(1).describe('The job_id an ingest returned') }),
     annotations: { readOnlyHint: true, openWorldHint: false },
   }, async ({ job_id }) => guarded(async () => ok(await client.getJobStatus(job_id))));
 }

@@ -14,7 +14,7 @@ const tokens = z.number().int().min(100).max(500000);
 const common = {
   doc_ids: z.array(z.string()).optional().describe('Only these documents'),
   exclude_doc_ids: z.array(z.string()).max(100).optional().describe('Leave these documents out (max 100)'),
-  attribute_filters: z.array(z.object({
+  attribute_filters: z.array(z.strictObject({
     attr: z.string().describe('Attribute name'),
     op: z.string().describe('Operator allowed for the attribute type (see the tool description)'),
     value: z.unknown().describe('Operand: scalar, or array for in/nin/contains_any/has_*_tokens'),
@@ -53,14 +53,14 @@ export function registerSearchTools(server: McpServer, client: DocsearchClient):
   server.registerTool('search', {
     title: 'Search the documents',
     description: `Hybrid (vector + BM25) search over every document of the project. Returns by default a prompt-ready context: passages grouped by document with titles, pages and citations, ready to answer from. Use format "json" for ranked hits with scores (ann, bm25, rrf, reranker).\n${BUDGET_NOTES}\nRestrict with doc_filter/doc_ids/exclude_doc_ids (ids from list_documents or an ingest result) and:\n${FILTER_GRAMMAR}`,
-    inputSchema: { query: z.string().min(1).describe('Natural-language question or keywords'), doc_filter: z.string().optional().describe('One document id to restrict to'), ...common },
+    inputSchema: z.strictObject({ query: z.string().min(1).describe('Natural-language question or keywords'), doc_filter: z.string().optional().describe('One document id to restrict to'), ...common }),
     annotations: { readOnlyHint: true, openWorldHint: false },
   }, async (args) => guarded(async () => ok(render(await client.search(args as SearchRequest)))));
 
   server.registerTool('search_in_doc', {
     title: 'Search within one document',
     description: `Search restricted to one document (doc_filter, required: a doc_id from list_documents or an ingest result). Same parameters and answer as search.\n${BUDGET_NOTES}\n${FILTER_GRAMMAR}`,
-    inputSchema: { query: z.string().min(1).describe('Natural-language question or keywords'), doc_filter: z.string().min(1).describe('The document id'), ...common },
+    inputSchema: z.strictObject({ query: z.string().min(1).describe('Natural-language question or keywords'), doc_filter: z.string().min(1).describe('The document id'), ...common }),
     annotations: { readOnlyHint: true, openWorldHint: false },
   }, async (args) => guarded(async () => ok(render(await client.searchInDoc(args as SearchRequest & { doc_filter: string })))));
 }
