@@ -1,10 +1,14 @@
 // Fair parse slots and the in-flight ingest cap (issue 13): one project flooding the service with slow
 // documents (remote files that trickle in and hold a worker slot) must not delay another project's
 // single small document, on either control plane; and a project past its cap of unfinished ingests gets
-// 429 rate_limited with Retry-After before its upload is read.
+// 429 rate_limited with Retry-After before its upload is read, and parallel uploads never pass the cap together
+// (the check and the job creation are one atomic step, on SQLite and on PostgreSQL).
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { BACKENDS, startTestServer, createProject, request, type TestServer } from './helpers/index.ts';
 import { waitForJob } from './helpers/api.ts';
@@ -117,3 +121,58 @@ describe('in-flight ingest cap per project', () => {
     assert.equal((await ingestText(server, a.apiKey, 'three.txt', 'third')).status, 201);
   });
 });
+
+for (const backend of BACKENDS) {
+  describe(`in-flight ingest cap under parallel uploads (${backend})`, () => {
+    let server: TestServer;
+    before(async () => {
+      server = await startTestServer({ backend, workers: false, env: { DOCSEARCH_MAX_INFLIGHT_INGESTS_PER_PROJECT: '2' } });
+    });
+    after(async () => server?.close());
+
+    const unfinished = async (projectId: string) => (await server.services.cp.db.selectFrom('jobs').select('id')
+      .where('project_id', '=', projectId).where('status', 'in', ['pending', 'processing']).execute()).length;
+
+    test('parallel uploads: exactly the cap is accepted, the rest 429, with and without Idempotency-Key', async () => {
+      // Bodies of 256 KiB keep every request busy with its upload after the early check, so all of them pass
+      // it before any of their jobs exists: only the atomic check at job creation can hold the cap.
+      const body = 'parallel uploads of one project. '.repeat(8000);
+      for (const [round, withKey] of [[0, false], [1, true], [2, false]] as Array<[number, boolean]>) {
+        const p = await createProject(server);
+        const results = await Promise.all(Array.from({ length: 8 }, (_, i) => request(server, 'POST', '/v3/docsearch/ingest', {
+          token: p.apiKey, body,
+          headers: {
+            'content-type': 'application/octet-stream', 'content-disposition': `attachment; filename="p${round}-${i}.txt"`,
+            ...(withKey ? { 'idempotency-key': crypto.randomUUID() } : {}),
+          },
+        })));
+        const statuses = results.map((r) => r.status).sort();
+        assert.deepEqual(statuses, [201, 201, 429, 429, 429, 429, 429, 429], `round ${round}: ${JSON.stringify(results.map((r) => r.body))}`);
+        for (const r of results.filter((x) => x.status === 429)) {
+          assert.equal(r.body.code, 'rate_limited');
+          assert.equal(r.body.details.limit, 2);
+          assert.ok(r.body.details.in_flight >= 2, JSON.stringify(r.body));
+        }
+        assert.equal(await unfinished(p.projectId), 2, `round ${round}`);
+      }
+      // Refused uploads leave no original behind: the stored files are the accepted jobs' own.
+      const accepted = await server.services.cp.db.selectFrom('jobs').select(['id', 'project_id']).execute();
+      assert.equal(accepted.length, 6);
+      for (const j of accepted) assert.ok(await server.services.blobs.exists(`projects/${j.project_id}/originals/${j.id}`), j.id);
+      const root = path.join(server.dataDir, 'blobs');
+      const stored = fs.readdirSync(root, { recursive: true }).filter((f) => fs.statSync(path.join(root, String(f))).isFile());
+      assert.equal(stored.length, 6, stored.join(', '));
+    });
+
+    test('an Idempotency-Key replay of an accepted upload is answered with its job, not refused by the cap', async () => {
+      const p = await createProject(server);
+      const headers = (i: number, key: string) => ({ 'content-type': 'application/octet-stream', 'content-disposition': `attachment; filename="r${i}.txt"`, 'idempotency-key': key });
+      const keys = [crypto.randomUUID(), crypto.randomUUID()];
+      const first = await Promise.all(keys.map((k, i) => request(server, 'POST', '/v3/docsearch/ingest', { token: p.apiKey, body: 'replayed upload', headers: headers(i, k) })));
+      assert.deepEqual(first.map((r) => r.status), [201, 201]);
+      const replays = await Promise.all(keys.map((k, i) => request(server, 'POST', '/v3/docsearch/ingest', { token: p.apiKey, body: 'replayed upload', headers: headers(i, k) })));
+      assert.deepEqual(replays.map((r) => r.body.job_id), first.map((r) => r.body.job_id));
+      assert.equal(await unfinished(p.projectId), 2);
+    });
+  });
+}

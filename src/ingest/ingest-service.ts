@@ -42,6 +42,12 @@ export const INGEST_JOB_KIND = 'ingest';
 /** Retry-After of the in-flight cap, s: a guess at how soon a job of a busy project finishes. */
 const INFLIGHT_RETRY_S = 10;
 
+/** The 429 of the per-project in-flight cap: `n` unfinished ingest jobs found, at most `cap` allowed. */
+function inflightRefusal(n: number, cap: number): AppError {
+  return new AppError('rate_limited', `This project already has ${n} ingest jobs pending or processing (at most ${cap}); retry when some have finished.`,
+    { scope: 'in-flight ingests per project', limit: cap, in_flight: n, retry_after_s: INFLIGHT_RETRY_S }, INFLIGHT_RETRY_S);
+}
+
 /** Blob key of a job's original file. */
 export function originalBlobKey(projectId: string, jobId: string): string {
   return `projects/${projectId}/originals/${jobId}`;
@@ -68,14 +74,22 @@ export class IngestService {
     blobs: BlobStore; queue: JobQueue; net: NetGuard; maxUploadBytes: number; attributes?: AttributeService; maxInflight?: number;
   }) {}
 
-  /** Refuse a new ingest while the project already has `maxInflight` unfinished ones (before the upload is read). */
-  private async checkInflight(projectId: string): Promise<void> {
+  /** The in-flight cap, or undefined when there is none. */
+  private get inflightCap(): number | undefined {
     const cap = this.deps.maxInflight ?? 0;
-    if (cap <= 0) return;
+    return cap > 0 ? cap : undefined;
+  }
+
+  /**
+   * Refuse a new ingest early while the project already has `maxInflight` unfinished ones, so a busy
+   * project's upload is not read for nothing. Only a fast path: parallel requests all pass it before any
+   * of their jobs exists, and the job is created by enqueueWithinCap, which checks again atomically.
+   */
+  private async checkInflight(projectId: string): Promise<void> {
+    const cap = this.inflightCap;
+    if (cap === undefined) return;
     const n = await this.deps.queue.countUnfinished(projectId, INGEST_JOB_KIND);
-    if (n < cap) return;
-    throw new AppError('rate_limited', `This project already has ${n} ingest jobs pending or processing (at most ${cap}); retry when some have finished.`,
-      { scope: 'in-flight ingests per project', limit: cap, in_flight: n, retry_after_s: INFLIGHT_RETRY_S }, INFLIGHT_RETRY_S);
+    if (n >= cap) throw inflightRefusal(n, cap);
   }
 
   /**
@@ -148,16 +162,16 @@ export class IngestService {
         id: jobId, projectId: ctx.projectId, kind: INGEST_JOB_KIND, filename: v.filename, size,
         baseUrl: v.baseUrl ?? null, docId: jobId, payload: payload as unknown as Record<string, unknown>,
       };
-      if (idemKey) {
-        const r = await this.deps.queue.enqueueIdempotent({ ...newJob, idempotencyKey: idemKey, requestFingerprint: fingerprint });
-        if (!r.created) {
-          if (blobKey) await this.deps.blobs.delete(blobKey).catch(() => undefined);
-          return toPublicJob(checkReplay(r.row, idemKey, fingerprint!)!);
-        }
-        return toPublicJob(r.row);
+      const cap = this.inflightCap;
+      const r = idemKey
+        ? await this.deps.queue.enqueueIdempotent({ ...newJob, idempotencyKey: idemKey, requestFingerprint: fingerprint }, cap)
+        : cap === undefined ? { row: await this.deps.queue.enqueue(newJob), created: true } : await this.deps.queue.enqueueWithinCap(newJob, cap);
+      if ('refused' in r) throw inflightRefusal(r.refused, cap!);
+      if ('created' in r && !r.created) {
+        if (blobKey) await this.deps.blobs.delete(blobKey).catch(() => undefined);
+        return toPublicJob(checkReplay(r.row, idemKey!, fingerprint!)!);
       }
-      const job = await this.deps.queue.enqueue(newJob);
-      return toPublicJob(job);
+      return toPublicJob(r.row);
     } catch (err) {
       if (blobKey) await this.deps.blobs.delete(blobKey).catch(() => undefined);
       throw err;

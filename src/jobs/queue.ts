@@ -52,6 +52,14 @@ export class JobLostError extends Error {
   }
 }
 
+/** Rolls back enqueueWithinCap's transaction when the new row put its project over the cap. */
+class CapReached extends Error {
+  constructor(readonly unfinished: number) {
+    super(`${unfinished} unfinished jobs`);
+    this.name = 'CapReached';
+  }
+}
+
 export const TERMINAL = new Set(['done', 'failed']);
 const bump = sql<number>`status_version + 1`;
 
@@ -91,13 +99,48 @@ export class JobQueue {
   }
 
   /**
-   * Insert a job unless the project already has one with the same idempotency key.
-   * @returns the new row (created true) or the existing one (created false); concurrent inserts with one
-   *          key are resolved by the unique index (jobs_idempotency), so exactly one is created.
+   * Insert a pending job unless its project already has `cap` unfinished (pending or processing) jobs of
+   * its kind, the count and the insert being one atomic step: parallel calls never pass the cap together.
+   * The row is inserted first and counted with the others in the same transaction, which holds the write
+   * lock on SQLite from the insert on; on PostgreSQL a transaction-scoped advisory lock per project and
+   * kind orders the callers, since READ COMMITTED would let each miss the other's uncommitted row.
+   * @param cap at most this many unfinished jobs of `job.kind` in `job.projectId`, the new one included (> 0)
+   * @returns the new row, or `refused` with the number of unfinished jobs found (nothing is inserted)
+   * @throws whatever the insert throws (a unique violation of the idempotency key included)
    */
-  async enqueueIdempotent(job: NewJob & { idempotencyKey: string }): Promise<{ row: JobRow; created: boolean }> {
+  async enqueueWithinCap(job: NewJob, cap: number): Promise<{ row: JobRow } | { refused: number }> {
+    const row = this.row(job);
+    const out = await this.cp.db.transaction().execute(async (trx) => {
+      if (this.cp.dialect === 'postgres') {
+        await sql`select pg_advisory_xact_lock(hashtextextended(${`jobs-cap:${row.project_id}:${row.kind}`}, 0))`.execute(trx);
+      }
+      await trx.insertInto('jobs').values(row).execute();
+      const n = await this.countUnfinished(row.project_id, row.kind, trx);
+      // Over the cap: undo the insert by failing the transaction; the count without this row is reported.
+      if (n > cap) throw new CapReached(n - 1);
+      return { row };
+    }).catch((err: unknown) => {
+      if (err instanceof CapReached) return { refused: err.unfinished };
+      throw err;
+    });
+    if ('row' in out) this.events.emit('enqueued', row.kind);
+    return out;
+  }
+
+  /**
+   * Insert a job unless the project already has one with the same idempotency key.
+   * @param cap when set, the insert is enqueueWithinCap's (refused past `cap` unfinished jobs of the kind)
+   * @returns the new row (created true) or the existing one (created false); concurrent inserts with one
+   *          key are resolved by the unique index (jobs_idempotency), so exactly one is created; with a cap,
+   *          `refused` when the cap was reached and no job has the key
+   */
+  async enqueueIdempotent(job: NewJob & { idempotencyKey: string }): Promise<{ row: JobRow; created: boolean }>;
+  async enqueueIdempotent(job: NewJob & { idempotencyKey: string }, cap: number | undefined): Promise<{ row: JobRow; created: boolean } | { refused: number }>;
+  async enqueueIdempotent(job: NewJob & { idempotencyKey: string }, cap?: number): Promise<{ row: JobRow; created: boolean } | { refused: number }> {
     try {
-      return { row: await this.enqueue(job), created: true };
+      if (cap === undefined) return { row: await this.enqueue(job), created: true };
+      const r = await this.enqueueWithinCap(job, cap);
+      return 'row' in r ? { row: r.row, created: true } : r;
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       const existing = await this.findByIdempotencyKey(job.projectId, job.idempotencyKey);
@@ -111,9 +154,9 @@ export class JobQueue {
       .where('idempotency_key', '=', key).executeTakeFirst();
   }
 
-  /** Jobs of `kind` in project `projectId` that are pending or processing (index jobs_project_status). */
-  async countUnfinished(projectId: string, kind: string): Promise<number> {
-    const r = await this.cp.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n'))
+  /** Jobs of `kind` in project `projectId` that are pending or processing (index jobs_project_status), read through `db`. */
+  async countUnfinished(projectId: string, kind: string, db: Db = this.cp.db): Promise<number> {
+    const r = await db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n'))
       .where('project_id', '=', projectId).where('status', 'in', ['pending', 'processing']).where('kind', '=', kind)
       .executeTakeFirst();
     return Number(r?.n ?? 0);
