@@ -41,22 +41,41 @@ export interface TesseractOptions {
 const BINARY = process.env.DOCSEARCH_TESSERACT_BIN || 'tesseract';
 const ENV = { ...process.env, OMP_THREAD_LIMIT: '1' };
 
-let installed: Promise<Set<string>> | undefined;
+/**
+ * How long an answer of `tesseract --list-langs` is reused. Parse children live as long as the service,
+ * so an answer kept for good hid a tesseract (or a language package) installed after start until a
+ * restart. Asking costs one short process run; a missing tesseract is asked again soonest, since a job
+ * that needs it fails meanwhile.
+ */
+export const LANGUAGES_TTL_MS = { installed: 60_000, missing: 5_000 } as const;
+
+let installed: { langs: Promise<Set<string>>; at: number } | undefined;
 
 /**
  * Languages whose traineddata is installed (`tesseract --list-langs`, "osd" left out); empty when
- * tesseract is missing. Asked once per process unless `refresh` (after installing packages).
+ * tesseract is missing. Asked when a job needs it and reused for LANGUAGES_TTL_MS (shorter while
+ * missing), or asked afresh with `refresh`.
  */
-export function installedLanguages(refresh = false): Promise<Set<string>> {
-  if (refresh) installed = undefined;
-  installed ??= new Promise((resolve) => {
-    execFile(BINARY, ['--list-langs'], { env: ENV, timeout: 10_000 }, (err, stdout) => {
-      if (err) return resolve(new Set());
-      const langs = stdout.split('\n').map((s) => s.trim()).filter((s) => s && !s.includes(' ') && !s.endsWith(':'));
-      resolve(new Set(langs.filter((l) => l !== 'osd')));
-    });
-  });
-  return installed;
+export async function installedLanguages(refresh = false): Promise<Set<string>> {
+  const cached = installed;
+  if (cached && !refresh) {
+    const langs = await cached.langs;
+    const ttl = langs.size ? LANGUAGES_TTL_MS.installed : LANGUAGES_TTL_MS.missing;
+    if (Date.now() - cached.at < ttl) return langs;
+    if (installed !== cached) return installed!.langs; // another caller is asking already
+  }
+  const fresh = {
+    at: Date.now(),
+    langs: new Promise<Set<string>>((resolve) => {
+      execFile(BINARY, ['--list-langs'], { env: ENV, timeout: 10_000 }, (err, stdout) => {
+        if (err) return resolve(new Set());
+        const langs = stdout.split('\n').map((s) => s.trim()).filter((s) => s && !s.includes(' ') && !s.endsWith(':'));
+        resolve(new Set(langs.filter((l) => l !== 'osd')));
+      });
+    }),
+  };
+  installed = fresh;
+  return fresh.langs;
 }
 
 let running = 0;
