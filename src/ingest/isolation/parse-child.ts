@@ -5,8 +5,9 @@
 // service still needs (tables and image references for the assets), not the text twice. Buffers cross
 // the channel through V8 serialisation (structured clone); the chunks go first in parts of CHUNK_PART
 // (`{id, part}` messages), because deserialising one reply of a 20 MB document held the service's loop
-// for ~0.3 s. The child leaves when its parent goes away,
-// so a crashed or killed service never leaves parsers behind.
+// for ~0.3 s. The child leaves when its parent goes away, with the tesseract runs it started, so a
+// crashed or killed service never leaves parsers behind.
+import { Worker } from 'node:worker_threads';
 import { chunkDocument, type ChunkedDocument } from '../chunking/chunker.ts';
 import { loadParsers, parseDocument } from '../parse/index.ts';
 import { ParseError } from '../parse/types.ts';
@@ -28,7 +29,31 @@ export type ParseReply =
   | { id: number; ok: true; doc: unknown; chunked?: ChunkedDocument }
   | { id: number; ok: false; parseError?: { jobCode: 413 | 415 | 422; errorCode: string; message: string }; message: string };
 
-process.on('disconnect', () => process.exit(0));
+/**
+ * End this child and everything it started. The runner forks it as the leader of its own process group
+ * (detached), and tesseract runs inherit the group, so one SIGKILL to the group takes them all: exiting
+ * alone left a running tesseract orphaned for up to its 60 s timeout.
+ */
+function leaveWithGroup(): void {
+  try {
+    process.kill(-process.pid, 'SIGKILL');
+  } catch {
+    process.exit(0); // not a group leader (forked another way): at least this process goes
+  }
+}
+
+process.on('disconnect', leaveWithGroup);
+// 'disconnect' is an event: a parse holding the main thread (a long synchronous step) would not see it
+// until it returns. A watchdog thread notices the parent's death on its own (the child is re-parented,
+// so its parent pid changes) within a quarter second and ends the group from there.
+const parentPid = process.ppid;
+new Worker(`
+  const timer = setInterval(() => {
+    if (process.ppid === ${parentPid}) return;
+    clearInterval(timer);
+    try { process.kill(-${process.pid}, 'SIGKILL'); } catch { process.kill(${process.pid}, 'SIGKILL'); }
+  }, 250);
+`, { eval: true, execArgv: [] }).unref();
 process.on('message', (msg: ParseRequest) => {
   void (async () => {
     let reply: ParseReply;
