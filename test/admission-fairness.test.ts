@@ -106,8 +106,10 @@ describe('in-flight ingest cap per project', () => {
     assert.equal((await ingestText(server, a.apiKey, 'two.txt', 'second')).status, 201);
     const refused = await ingestText(server, a.apiKey, 'three.txt', 'third');
     assert.equal(refused.status, 429, JSON.stringify(refused.body));
-    assert.deepEqual(Object.keys(refused.body).sort(), ['code', 'details', 'message', 'status']);
+    assert.deepEqual(Object.keys(refused.body).sort(), ['code', 'details', 'message', 'retry_after_seconds', 'status']);
     assert.equal(refused.body.code, 'rate_limited');
+    assert.equal(refused.body.retry_after_seconds, Number(refused.headers.get('retry-after')));
+    assert.equal(refused.body.details.retry_after_s, refused.body.retry_after_seconds);
     assert.equal(refused.body.details.scope, 'in-flight ingests per project');
     assert.equal(refused.body.details.limit, 2);
     assert.ok(Number(refused.headers.get('retry-after')) >= 1);

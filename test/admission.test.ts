@@ -9,11 +9,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function assertLimited(res: { status: number; headers: Headers; body: any }, what: string): void {
   assert.equal(res.status, 429, `${what}: ${JSON.stringify(res.body)}`);
-  assert.deepEqual(Object.keys(res.body).sort(), ['code', 'details', 'message', 'status'], what);
+  assert.deepEqual(Object.keys(res.body).sort(), ['code', 'details', 'message', 'retry_after_seconds', 'status'], what);
   assert.equal(res.body.code, 'rate_limited', what);
   assert.equal(res.body.status, 429, what);
   const retry = Number(res.headers.get('retry-after'));
   assert.ok(Number.isInteger(retry) && retry >= 1 && retry <= 900, `${what}: Retry-After ${res.headers.get('retry-after')}`);
+  assert.equal(res.body.retry_after_seconds, retry, `${what}: retry_after_seconds equals Retry-After`);
+  assert.equal(res.body.details.retry_after_s, retry, what);
 }
 
 describe('admission control', () => {
