@@ -1,7 +1,9 @@
 // The data sets of the answer-in-context evaluation (bench/answers.ts, issue 11), each loaded into real
 // docsearch projects and asked through the HTTP layer:
-//   financebench  the 10 filings ingested through POST /docsearch/ingest (real parse/chunk/embed jobs),
-//                 30 questions; success = a hit of the right filing on the evidence page is in the context
+//   financebench  the 43 filings of qa/financebench and qa/financebench-dev ingested into ONE project
+//                 through POST /docsearch/ingest (real parse/chunk/embed jobs); each set's questions (30
+//                 and 47) asked there; success = a hit of the right filing on the evidence page is in the
+//                 context
 //   xquad-<lang>  QA over namespaces of 1 and 10 Wikipedia paragraphs; success = the answer text is in
 //                 the context. Only questions of odd-numbered articles (the test half) are asked; the even
 //                 half is the training split of bench/fit-relevance.ts.
@@ -30,6 +32,8 @@ export interface EvalQuestion {
   inContext?(context: string): boolean;
   /** Graded relevance of documents for nDCG/recall at document level. */
   qrels: Map<string, number>;
+  /** The one document that holds the answer, where there is one (for the miss causes). */
+  doc?: string;
 }
 
 export interface EvalCase {
@@ -188,47 +192,74 @@ export async function scifactCases(app: BenchApp, othersList: number[], limit: n
 
 interface FbQuestion { financebench_id: string; doc_name: string; question: string; evidence: Array<{ evidence_page_num: number }> }
 
+/** The FinanceBench question sets: `financebench` (30 questions, 10 filings) and `financebench-dev` (47, 33). */
+export const FINANCEBENCH_SETS = ['financebench', 'financebench-dev'] as const;
+
 /**
- * FinanceBench: the 10 filings ingested through the HTTP API into one project (real jobs), the 30
- * questions asked over the whole namespace and with searchInDoc on the question's filing.
+ * Ingest every filing of the FinanceBench sets into ONE project through the HTTP API (real parse, chunk and
+ * embed jobs), or reuse the project a kept bench app (`--keep DIR`) made before. Returns the project and the
+ * doc_id of each filing by its file name without `.pdf`.
  */
-export async function financebenchCases(app: BenchApp): Promise<EvalCase[]> {
-  const dir = path.resolve(repoRoot, '../shared/data/qa/financebench');
-  const qs = readJsonl<FbQuestion>(path.join(dir, 'questions.jsonl'));
-  const p = await createBenchProject(app, 'financebench');
+async function financebenchNamespace(app: BenchApp): Promise<{ project: ProjectRef; docOf: Map<string, string> }> {
+  const state = path.join(app.dataDir, 'financebench-namespace.json');
+  if (fs.existsSync(state)) {
+    const kept = JSON.parse(fs.readFileSync(state, 'utf8')) as { project: ProjectRef; docOf: Record<string, string> };
+    return { project: kept.project, docOf: new Map(Object.entries(kept.docOf)) };
+  }
+  const project = await createBenchProject(app, 'financebench');
   const docOf = new Map<string, string>();
-  const files = fs.readdirSync(path.join(dir, 'pdfs')).filter((f) => f.endsWith('.pdf'));
-  const jobs = await Promise.all(files.map(async (f) => {
+  const files = FINANCEBENCH_SETS.flatMap((set) => {
+    const dir = path.resolve(repoRoot, '../shared/data/qa', set, 'pdfs');
+    return fs.readdirSync(dir).filter((f) => f.endsWith('.pdf')).map((f) => path.join(dir, f));
+  });
+  const jobs = await Promise.all(files.map(async (file) => {
+    const f = path.basename(file);
     const res = await app.handle.http.inject({
       method: 'POST', url: '/v3/docsearch/ingest',
-      headers: { authorization: `Bearer ${p.apiKey}`, 'content-type': 'application/octet-stream', 'content-disposition': `attachment; filename="${f}"` },
-      payload: fs.readFileSync(path.join(dir, 'pdfs', f)),
+      headers: { authorization: `Bearer ${project.apiKey}`, 'content-type': 'application/octet-stream', 'content-disposition': `attachment; filename="${f}"` },
+      payload: fs.readFileSync(file),
     });
     if (res.statusCode !== 201 && res.statusCode !== 202) throw new Error(`ingest ${f}: ${res.statusCode} ${res.body}`);
     return { name: f.replace(/\.pdf$/, ''), job: (res.json() as { job_id: string }).job_id };
   }));
   for (const j of jobs) {
     for (;;) {
-      const st = (await app.handle.http.inject({ method: 'GET', url: `/v3/jobs/${j.job}/status`, headers: { authorization: `Bearer ${p.apiKey}` } })).json() as { status: string; doc_id?: string; error?: unknown };
+      const st = (await app.handle.http.inject({ method: 'GET', url: `/v3/jobs/${j.job}/status`, headers: { authorization: `Bearer ${project.apiKey}` } })).json() as { status: string; doc_id?: string; error?: unknown };
       if (st.status === 'done') { docOf.set(j.name, st.doc_id!); break; }
       if (st.status === 'failed') throw new Error(`ingest ${j.name} failed: ${JSON.stringify(st.error)}`);
       await new Promise((r) => setTimeout(r, 250));
     }
   }
-  const mk = (inDoc: boolean): EvalQuestion[] => qs.map((q) => {
-    const doc = docOf.get(q.doc_name)!;
-    const pages = new Set(q.evidence.map((e) => e.evidence_page_num + 1));
-    return {
-      id: q.financebench_id, text: q.question, project: p, qrels: new Map([[doc, 1]]),
-      extra: inDoc ? { doc_filter: doc } : undefined,
-      path: inDoc ? '/v3/docsearch/searchInDoc' : undefined,
-      relevant: (h) => h.doc_id === doc && h.pages.some((pg) => pages.has(pg)),
-    };
-  });
-  return [
-    { name: 'financebench search', docs: files.length, questions: mk(false), hitLevel: true },
-    { name: 'financebench searchInDoc', docs: 1, questions: mk(true), hitLevel: true },
-  ];
+  fs.writeFileSync(state, JSON.stringify({ project, docOf: Object.fromEntries(docOf) }));
+  return { project, docOf };
+}
+
+/**
+ * FinanceBench at corpus scale: the filings of both sets (43) in one namespace; each set's questions asked
+ * over the whole namespace and with searchInDoc on the question's filing. A hit is relevant when it is of
+ * the right filing and spans an evidence page (`evidence_page_num` is 0-based, hit pages 1-based).
+ */
+export async function financebenchCases(app: BenchApp, sets: readonly string[] = FINANCEBENCH_SETS): Promise<EvalCase[]> {
+  const { project: p, docOf } = await financebenchNamespace(app);
+  const cases: EvalCase[] = [];
+  for (const set of sets) {
+    const qs = readJsonl<FbQuestion>(path.resolve(repoRoot, '../shared/data/qa', set, 'questions.jsonl'));
+    const mk = (inDoc: boolean): EvalQuestion[] => qs.map((q) => {
+      const doc = docOf.get(q.doc_name)!;
+      const pages = new Set(q.evidence.map((e) => e.evidence_page_num + 1));
+      return {
+        id: q.financebench_id, text: q.question, project: p, qrels: new Map([[doc, 1]]), doc,
+        extra: inDoc ? { doc_filter: doc } : undefined,
+        path: inDoc ? '/v3/docsearch/searchInDoc' : undefined,
+        relevant: (h) => h.doc_id === doc && h.pages.some((pg) => pages.has(pg)),
+      };
+    });
+    cases.push(
+      { name: `${set} search`, docs: docOf.size, questions: mk(false), hitLevel: true },
+      { name: `${set} searchInDoc`, docs: 1, questions: mk(true), hitLevel: true },
+    );
+  }
+  return cases;
 }
 
 export type { Qrels };

@@ -26,17 +26,20 @@ const GLOVE = path.join(repoRoot, '.tmp', 'test-cache', 'models', 'glove-100d.in
  * Start the app. `env` overrides configuration keys (e.g. DOCSEARCH_RERANKER).
  * @param opts.listen listen on 127.0.0.1:0 (needed for HTTP benchmarks)
  */
-export async function startBenchApp(opts: { env?: Record<string, string>; listen?: boolean; workers?: boolean } = {}): Promise<BenchApp> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docsearch-bench-'));
-  if (fs.existsSync(GLOVE)) {
+export async function startBenchApp(opts: { env?: Record<string, string>; listen?: boolean; workers?: boolean; keepDir?: string } = {}): Promise<BenchApp> {
+  const kept = opts.keepDir ? keptState(opts.keepDir) : null;
+  const dataDir = kept?.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'docsearch-bench-'));
+  if (fs.existsSync(GLOVE) && !fs.existsSync(path.join(dataDir, 'models', 'glove-100d.int8.bin'))) {
     fs.mkdirSync(path.join(dataDir, 'models'), { recursive: true });
     fs.symlinkSync(GLOVE, path.join(dataDir, 'models', 'glove-100d.int8.bin'));
   }
-  const accountKey = 'svc_acc_' + crypto.randomBytes(32).toString('base64url');
+  const accountKey = kept?.accountKey ?? 'svc_acc_' + crypto.randomBytes(32).toString('base64url');
+  const secret = kept?.secret ?? crypto.randomBytes(32).toString('base64url');
+  if (opts.keepDir) fs.writeFileSync(path.join(dataDir, 'bench-app.json'), JSON.stringify({ accountKey, secret }));
   const config = loadConfig({
     DOCSEARCH_DATA_DIR: dataDir,
     DOCSEARCH_BOOTSTRAP_ACCOUNT_KEY: accountKey,
-    DOCSEARCH_SECRET: crypto.randomBytes(32).toString('base64url'),
+    DOCSEARCH_SECRET: secret,
     LOG_LEVEL: 'warn',
     // Benchmarks measure searches, not the limiter: a fast run exceeds 6 000 searches a minute from one IP.
     DOCSEARCH_RATE_LIMIT_SEARCH_PER_MIN: '0',
@@ -54,9 +57,21 @@ export async function startBenchApp(opts: { env?: Record<string, string>; listen
     handle, dataDir, accountKey, baseUrl,
     async close() {
       await handle.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (!opts.keepDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The data directory of a kept bench app (`keepDir`), created on first use; with the account key and
+ * server secret it was started with, so its projects and API keys stay valid on the next run.
+ */
+function keptState(dir: string): { dataDir: string; accountKey?: string; secret?: string } {
+  const dataDir = path.resolve(dir);
+  fs.mkdirSync(dataDir, { recursive: true });
+  const state = path.join(dataDir, 'bench-app.json');
+  if (!fs.existsSync(state)) return { dataDir };
+  return { dataDir, ...(JSON.parse(fs.readFileSync(state, 'utf8')) as { accountKey: string; secret: string }) };
 }
 
 /** Create a docsearch project through the app's HTTP layer (inject: no socket needed). */
