@@ -26,8 +26,11 @@ import { retrieve } from './stages/retrieve.ts';
 import { withLongForms } from './stages/short-forms.ts';
 import { lookupAbbreviations } from '../storage/abbreviation-store.ts';
 import { TitleTermsCache } from './stages/title-terms.ts';
+import { LabelIndex } from './label-index.ts';
+import { routedRegions, type RouteDeps } from './route-search.ts';
 import { widenHits } from './stages/widen.ts';
 import { applyThresholds } from './stages/score.ts';
+import { dropNearDuplicates } from './stages/near-duplicates.ts';
 import { rerankDepth, rerankQueryTerms, rerankRegions } from './stages/rerank.ts';
 import type { ConfiguredReranker } from '../models/create-reranker.ts';
 import type { SearchStage } from '../internal/metrics.ts';
@@ -90,10 +93,13 @@ export class SearchService {
   private readonly headerTokens = new HeaderTokenCache();
   /** Analysed document titles for the `title_cov` feature (stages/title-terms.ts). */
   private readonly titleTerms = new TitleTermsCache();
+  /** Labels of every visible document per project, for document routing (route-search.ts). */
+  private readonly labels: LabelIndex;
 
   constructor(deps: SearchDeps) {
     this.deps = deps;
     this.deleting = new DeletingDocsCache(deps.cp);
+    this.labels = new LabelIndex(deps.cp);
   }
 
   /**
@@ -176,16 +182,15 @@ export class SearchService {
     // (which includes the embedding and the query analysis).
     // The query vector is the question's when the query wraps a question in instructions (denseQueryText).
     const denseText = denseQueryText(query);
-    const embed = async () => {
+    let vector: Promise<Float32Array> | undefined;
+    const embed = () => (vector ??= (async () => {
       const start = performance.now();
       const v = await embedder.embedQuery(denseText);
       this.deps.onStage?.('embed', (performance.now() - start) / 1000);
       return v;
-    };
-    const lexical = async () => {
-      const a = await analyse();
-      return { terms: a.terms, boosts: termBoosts(a) };
-    };
+    })());
+    let lexicalQuery: Promise<{ terms: string[]; boosts: ReturnType<typeof termBoosts> }> | undefined;
+    const lexical = () => (lexicalQuery ??= analyse().then((a) => ({ terms: a.terms, boosts: termBoosts(a) })));
     const [got, chunkCount] = await Promise.all([
       retrieve(index, ctx.namespace, { embed, lexical, text: withText }, scope.filter),
       this.chunkCount(ctx.namespace),
@@ -198,9 +203,20 @@ export class SearchService {
     const bm25Hits = keep(got.bm25);
     // A BM25 list shorter than the limit returned every lexical match: absent chunks have BM25 0.
     const base = queryStats(vecHits, bm25Hits, (got.bm25?.length ?? 0) < got.limit, analysed.termCount, chunkCount);
-    const { regions, stats } = rankStandard(vecHits, bm25Hits, base, { anchor: denseCoverageOk(embedder, denseText), groups: analysed.groups, weights: analysed.weights, segments: analysed.segments, sentences: analysed.sentences, pairs: analysed.pairs, pairTerms: analysed.pairTerms, titles: this.titleTerms.of(docs, analysed.stemLang), ...this.deps.relevance });
+    const rankOptions = { anchor: denseCoverageOk(embedder, denseText), groups: analysed.groups, weights: analysed.weights, segments: analysed.segments, sentences: analysed.sentences, pairs: analysed.pairs, pairTerms: analysed.pairTerms, ...this.deps.relevance };
+    const ranked = rankStandard(vecHits, bm25Hits, base, { ...rankOptions, titles: this.titleTerms.of(docs, analysed.stemLang) });
+    // A query that names documents by their identity is also searched inside them (route-search.ts).
+    const regions = await routedRegions(this.routeDeps(), {
+      projectId: ctx.projectId, namespace: ctx.namespace, query, scope, analysed, vector: vecHits, bm25: bm25Hits, regions: ranked.regions,
+      docs, chunkCount, embed, lexical, rankOptions, minRelevance: req.min_relevance ?? DEFAULT_MIN_RELEVANCE,
+    });
     timed('rank');
-    return { regions, stats, analysed, docs, query };
+    return { regions, stats: ranked.stats, analysed, docs, query };
+  }
+
+  /** What document routing reads (route-search.ts). */
+  private routeDeps(): RouteDeps {
+    return { cp: this.deps.cp, index: this.deps.index, labels: this.labels, titleTerms: this.titleTerms };
   }
 
   /** A function that reports the time since the previous report (or since now) as `stage` to deps.onStage. */
@@ -236,7 +252,8 @@ export class SearchService {
         this.deps.logger?.warn({ err, projectId: ctx.projectId, reranker: rr.reranker.info }, 'reranker failed; answered with the standard tier');
       }
     }
-    const passing = applyThresholds(regions, req.min_relevance ?? DEFAULT_MIN_RELEVANCE, req.min_top_relevance);
+    // Copies of a better hit in another document (a paragraph every year's filing repeats) are left out.
+    const { kept: passing, dropped: copies } = dropNearDuplicates(applyThresholds(regions, req.min_relevance ?? DEFAULT_MIN_RELEVANCE, req.min_top_relevance));
     timed('rerank');
     if (passing.length === 0) return empty();
 
@@ -286,7 +303,7 @@ export class SearchService {
     for (const h of hits) {
       if (h.truncateTo !== undefined) h.chunks = fitChunks(h.chunks, h.truncateTo, budget.max, (cs) => countTokens(renderContext([{ docId: h.docId, title: h.doc.title, chunks: cs }])));
     }
-    return { hits, dropped: passing.length - result.admitted.length, detectedLang: analysed.detectedLang, mode };
+    return { hits, dropped: copies + passing.length - result.admitted.length, detectedLang: analysed.detectedLang, mode };
   }
 
   /**

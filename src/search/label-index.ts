@@ -1,0 +1,123 @@
+// The labels (title and file name) of every visible document of a project, indexed by term, for document
+// routing (stages/route-documents.ts): a query names its documents by their identity, and the document it is
+// about need not be among the retrieved candidates, so routing looks at the labels of the whole namespace.
+// Per project the control plane is asked at most once per LABEL_TTL_MS for a fingerprint of its visible
+// documents (count and latest ingest time, one indexed aggregate); the labels are read again and the term
+// index rebuilt only when it changed. A search then costs one map lookup per query term. Projects of more
+// than MAX_LABEL_DOCS documents are not indexed: routing there considers the candidates' documents only, so
+// memory and rebuild time stay bounded whatever a namespace holds. Visibility itself is still checked on
+// every search, uncached (doc-filters.ts visibleDocs).
+import { sql } from 'kysely';
+import { documentLabel } from '../ingest/chunk-rows.ts';
+import type { ControlPlane } from '../storage/db.ts';
+import { labelInitials, labelTermPieces } from './stages/route-documents.ts';
+import type { TitleTermsCache } from './stages/title-terms.ts';
+
+/** How long a project's fingerprint is trusted before it is read again, in milliseconds. */
+export const LABEL_TTL_MS = 5_000;
+/** Most documents whose labels are indexed per project; larger namespaces route among the candidates only. */
+export const MAX_LABEL_DOCS = 20_000;
+/** Projects whose label indexes are kept at once (least recently used dropped first). */
+const MAX_PROJECTS = 256;
+
+export interface LabelledDoc {
+  title: string;
+  filename?: string;
+  /** Chunks of the document (absent = unknown). */
+  chunks?: number;
+}
+
+/** One project's labels: the documents, and per stemming language the term → documents index. */
+export class LabelSet {
+  private readonly byLang = new Map<string, Map<string, string[]>>();
+  private initials: Map<string, string[]> | null = null;
+
+  constructor(readonly docs: ReadonlyMap<string, LabelledDoc>) {}
+
+  /**
+   * Term → documents whose label holds it, for labels analysed with `lang` and unstemmed (title-terms.ts),
+   * with the pieces of their letter/digit compounds (route-documents.ts labelTermPieces). Built on first use.
+   */
+  terms(lang: string | null, titleTerms: TitleTermsCache): ReadonlyMap<string, string[]> {
+    const key = lang ?? '';
+    let index = this.byLang.get(key);
+    if (!index) {
+      index = new Map();
+      for (const [id, terms] of titleTerms.of(this.docs, lang)) {
+        for (const t of new Set(labelTermPieces(terms).split(' '))) {
+          if (!t) continue;
+          const list = index.get(t);
+          if (list) list.push(id); else index.set(t, [id]);
+        }
+      }
+      this.byLang.set(key, index);
+    }
+    return index;
+  }
+
+  /** Initialism → documents whose label allows it (route-documents.ts labelInitials). Built on first use. */
+  initialisms(): ReadonlyMap<string, string[]> {
+    if (!this.initials) {
+      this.initials = new Map();
+      for (const [id, d] of this.docs) {
+        for (const s of labelInitials(documentLabel(d.title, d.filename ?? ''))) {
+          const list = this.initials.get(s);
+          if (list) list.push(id); else this.initials.set(s, [id]);
+        }
+      }
+    }
+    return this.initials;
+  }
+}
+
+/** Per-project cache of LabelSets, refreshed when the project's visible documents change. */
+export class LabelIndex {
+  private readonly entries = new Map<string, { at: number; fingerprint: string; set: Promise<LabelSet | null> }>();
+
+  /** @param ttlMs how long a fingerprint is trusted (default LABEL_TTL_MS) */
+  constructor(private readonly cp: ControlPlane, private readonly ttlMs = LABEL_TTL_MS) {}
+
+  /**
+   * The project's label set, current as of at most `ttlMs` ago.
+   * @returns null when the project holds more than MAX_LABEL_DOCS visible documents
+   * @throws what the control plane throws
+   */
+  async get(projectId: string): Promise<LabelSet | null> {
+    const now = Date.now();
+    const hit = this.entries.get(projectId);
+    if (hit) {
+      this.entries.delete(projectId);
+      this.entries.set(projectId, hit);
+      if (now - hit.at < this.ttlMs) return hit.set;
+    }
+    const fingerprint = await this.fingerprint(projectId);
+    const again = this.entries.get(projectId);
+    if (again && again.fingerprint === fingerprint) {
+      again.at = now;
+      return again.set;
+    }
+    if (this.entries.size >= MAX_PROJECTS) this.entries.delete(this.entries.keys().next().value!);
+    const set = fingerprint.startsWith('over:') ? Promise.resolve(null) : this.read(projectId);
+    this.entries.set(projectId, { at: now, fingerprint, set });
+    set.catch(() => this.entries.delete(projectId));
+    return set;
+  }
+
+  /** Count and latest ingest time of the project's visible documents (the (project_id, state) index). */
+  private async fingerprint(projectId: string): Promise<string> {
+    const row = await this.cp.db.selectFrom('documents')
+      .select([sql<number>`count(*)`.as('n'), sql<string>`max(ingested_at)`.as('latest')])
+      .where('project_id', '=', projectId).where('state', '=', 'visible')
+      .executeTakeFirst();
+    const n = Number(row?.n ?? 0);
+    return `${n > MAX_LABEL_DOCS ? 'over:' : ''}${n}:${row?.latest ?? ''}`;
+  }
+
+  private async read(projectId: string): Promise<LabelSet> {
+    const rows = await this.cp.db.selectFrom('documents').select(['doc_id', 'title', 'filename', 'chunk_count'])
+      .where('project_id', '=', projectId).where('state', '=', 'visible')
+      .limit(MAX_LABEL_DOCS + 1)
+      .execute();
+    return new LabelSet(new Map(rows.map((r) => [r.doc_id, { title: r.title ?? '', filename: r.filename ?? undefined, chunks: r.chunk_count }])));
+  }
+}

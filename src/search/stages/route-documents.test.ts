@@ -1,0 +1,79 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { labelGroups, labelInitials, labelTermPieces, queryInitialisms, routeDocuments, MAX_ROUTED_DOCS, type RouteInput } from './route-documents.ts';
+
+// Query words: 0 "mgm", 1 "2022", 2 "dividends", 3 "earnings". Labels: MGM's filings of three years and
+// two forms, another company's 2022 filing and release.
+const labels: Record<string, boolean[]> = {
+  mgm18: [true, false, false, false],
+  mgm22: [true, true, false, false],
+  mgm22rel: [true, true, false, true],
+  mgm23: [true, false, false, false],
+  kraft22: [false, true, false, false],
+  kraft22rel: [false, true, false, true],
+};
+/** Per group, the documents whose label (of `of`) holds it. */
+const holdersOf = (of: Record<string, boolean[]>, groups = 4) => Array.from({ length: groups }, (_, w) => new Set(Object.keys(of).filter((d) => of[d][w])));
+const input = (pool: RouteInput['pool'], over: Partial<RouteInput> = {}): RouteInput => ({ holders: holdersOf(labels), docCount: Object.keys(labels).length, pool, ...over });
+const chunk = (docId: string, holds: boolean[]) => ({ docId, holds });
+
+test('routing: the naming word picks the company, the period and form narrow it, siblings are the company\'s other documents', () => {
+  // "mgm" occurs only in MGM's chunks (a name); "2022" and "earnings" occur everywhere (not names).
+  const pool = [
+    chunk('mgm22', [true, true, true, true]), chunk('mgm18', [true, true, false, true]), chunk('kraft22', [false, true, false, true]),
+    chunk('kraft22rel', [false, true, false, true]), chunk('mgm23', [true, true, true, false]),
+  ];
+  const r = routeDocuments(input(pool));
+  assert.ok(r);
+  assert.equal(r.naming, 1);
+  // Each narrowing that leaves some document is kept, strongest naming first: mgm → 2022 → earnings.
+  assert.deepEqual(r.routed, ['mgm22rel']);
+  assert.deepEqual([...r.siblings].sort(), ['mgm18', 'mgm22', 'mgm23'], 'another company\'s 2022 filing is no sibling');
+});
+
+test('routing: a narrowing that leaves no document is skipped (a year the company has no filing of)', () => {
+  const only = { mgm18: [true, false, false, false], mgm23: [true, false, false, false], kraft22: [false, true, false, false] };
+  // MGM's chunks write 2022 too (a later filing looks ahead): "2022" names less strongly than "mgm".
+  const pool = [chunk('mgm18', [true, true, false, false]), chunk('mgm23', [true, true, false, false]), chunk('kraft22', [false, true, false, false])];
+  const r = routeDocuments(input(pool, { holders: holdersOf(only), docCount: 3 }));
+  assert.deepEqual(r?.routed, ['mgm18', 'mgm23']);
+});
+
+test('routing: a topic word, a word every label holds, or too many documents route nowhere', () => {
+  // "2022" is held by two labels but written as much by other documents' chunks: a topic, not a name.
+  const pool = [chunk('mgm18', [true]), chunk('mgm23', [true]), chunk('kraft22', [true]), chunk('mgm22', [true]), chunk('mgm20', [true])];
+  assert.equal(routeDocuments(input(pool, { holders: [new Set(['kraft22', 'mgm22'])] })), null);
+  assert.equal(routeDocuments(input([chunk('a', [true])], { holders: [new Set(['a', 'b'])], docCount: 2 })), null, 'every document holds it');
+  const many = new Set(Array.from({ length: MAX_ROUTED_DOCS + 1 }, (_, i) => `d${i}`));
+  assert.equal(routeDocuments(input([chunk('d0', [true])], { holders: [many], docCount: 100 })), null, 'more than MAX_ROUTED_DOCS documents is a topic');
+  assert.equal(routeDocuments(input([chunk('a', [true])], { holders: [new Set(['a'])], docCount: 1 })), null, 'one document: nothing to route among');
+});
+
+test('routing: a label word no candidate writes names its documents; words outside the counted query do not name', () => {
+  assert.deepEqual(routeDocuments(input([chunk('x', [false])], { holders: [new Set(['jj22'])], docCount: 5, initialism: [true] }))?.routed, ['jj22'], 'an initialism ("JnJ")');
+  assert.deepEqual(routeDocuments(input([chunk('x', [false])], { holders: [new Set(['a'])], docCount: 5 }))?.routed, ['a'], 'a name only the file name writes');
+  const pool = [chunk('mgm22', [true, true, false, true]), chunk('mgm18', [true, false, false, true]), chunk('kraft22', [false, true, false, true])];
+  assert.equal(routeDocuments(input(pool, { weights: [0, 0, 1, 1] })), null, '"earnings" is written by documents whose label lacks it');
+  assert.deepEqual(routeDocuments(input(pool, { weights: [1, 0, 1, 1] }))?.routed, ['mgm22rel'], 'with "mgm" counted');
+});
+
+test('initialisms: query tokens of capitals joined by &, . or n; label runs of alphabetic words', () => {
+  assert.deepEqual(queryInitialisms("Are JnJ's FY2022 results, J&J's margin and P&G's (AMD) comparable? IBM. and I.B.M."), [
+    ['jj', 'JnJ'], ['jj', 'J&J'], ['pg', 'P&G'], ['amd', 'AMD'], ['ibm', 'IBM'], ['ibm', 'I.B.M'],
+  ]);
+  assert.deepEqual(queryInitialisms('FY2022 Q2 revenue of Adobe'), []);
+  assert.deepEqual(labelInitials('JOHNSON JOHNSON 2023 8K dated 2023 08 30'), ['jj']);
+  assert.deepEqual(labelInitials('10-K (JOHNSON JOHNSON 2022 10K)'), ['jj']);
+  assert.ok(labelInitials('Procter & Gamble Annual Report').includes('pg'));
+  assert.ok(!labelInitials('Annual Report of Johnson & Johnson').includes('jj'), 'an initialism names from the start of a run');
+});
+
+test('label groups: a compound query word also matches its parts of two or more characters', () => {
+  assert.deepEqual(labelGroups([['fy2022'], ['revenu']], [['fy', '2022'], []]), [['fy2022', 'fy', '2022'], ['revenu']]);
+});
+
+test('label term pieces: a file name\'s period compound also yields its runs and adjacent pairs', () => {
+  assert.equal(labelTermPieces('johnson 2022q4 earn'), 'johnson 2022q4 earn 2022 2022q q4');
+  assert.equal(labelTermPieces('mgmresorts 2023q2 10q'), 'mgmresorts 2023q2 10q 2023 2023q q2 10');
+  assert.equal(labelTermPieces('annual report'), 'annual report');
+});

@@ -1,0 +1,165 @@
+// Document routing: which documents of the namespace a query is ABOUT, by their identity (label: title and
+// file name), not by how often their text mentions the query's words. An analyst's namespace holds many
+// filings of one company over many years; "Has MGM Resorts paid dividends in FY2022?" is about MGM's 2022
+// filings, and the 2018, 2020 and 2023 filings, which write the same words as often, are siblings. Routing
+// picks the documents whose label holds the query's naming word (a word whose pool occurrences sit mostly
+// in documents that carry it in their label: a proper name, not a topic word), then narrows them by the
+// query's other label words in order of how strongly each names (a year, a quarter, a form type), keeping
+// only narrowings that leave some document (fielded "progressive refinement" of a known-item search; cf.
+// Ogilvie & Callan 2003 on known-item finding with document fields). The routed documents are then searched
+// as `searchInDoc` searches them (search-service.ts); siblings rank below them.
+// Initialisms of label names ("JnJ", "J&J" for a file JOHNSON_JOHNSON_…) match the first letters of a run of
+// label words: a general rule, no list of names.
+// Cost: O(labels · query words) term lookups over the project's label terms (label-index.ts bounds the
+// labels) plus O(pool · query words) over the ≤ 200 retrieved candidates' term hashes.
+
+/** Most documents a query is routed to: more are a topic, not an identity, and each costs an engine read. */
+export const MAX_ROUTED_DOCS = 4;
+
+/**
+ * Least share of a word's pool occurrences that must lie in documents whose label holds it for the word to
+ * NAME documents (a company, a product) rather than be a topic word that labels happen to hold ("earnings"):
+ * one half, the word is more often the label's own than anyone else's. Only documents of at least
+ * MIN_SCOPE_CANDIDATES chunks take part (route-search.ts): short documents whose title is their topic (BEIR
+ * SciFact abstracts) would otherwise be routed to by their topic words (docs/decisions/2026-11-29-document-routing.md).
+ */
+export const MIN_NAMING_SHARE = 0.5;
+
+/** A query word that may name documents: a group index and the documents whose label holds it. */
+interface LabelWord {
+  group: number;
+  holders: ReadonlySet<string>;
+  /** Share of the pool's occurrences of the word that lie in its holders (1 when no pool chunk holds it). */
+  naming: number;
+}
+
+/** What routeDocuments needs; all of it is already at hand after retrieval. */
+export interface RouteInput {
+  /** Per query word group (analyze-query.ts), the documents whose label holds it (label-index.ts). */
+  holders: ReadonlyArray<ReadonlySet<string>>;
+  /** Documents in the search's scope (the namespace, or its doc_ids / exclude_doc_ids). */
+  docCount: number;
+  /** Weight of each group (0 = not counted); absent = 1 each. */
+  weights?: number[];
+  /** The retrieved candidates: document and which groups the chunk's stored terms hold. */
+  pool: Array<{ docId: string; holds: boolean[] }>;
+  /**
+   * Per group, whether its holders came through an initialism of the query (queryInitialisms). Such a word
+   * is written by no text, so no candidate holds it and its naming share is 1, as for a name that only its
+   * own documents' labels carry. Absent = none.
+   */
+  initialism?: boolean[];
+}
+
+/** Where a query is routed: the documents it is about, and the other documents its label words reach. */
+export interface Route {
+  routed: string[];
+  /** Documents whose label holds one of the routing words but which are not routed (other years, forms). */
+  siblings: Set<string>;
+  /** Naming share of the word that chose the documents (MIN_NAMING_SHARE ≤ naming ≤ 1). */
+  naming: number;
+}
+
+/**
+ * Route a query to the documents it names.
+ * @returns null when no query word names documents, or when the naming leaves more than MAX_ROUTED_DOCS
+ *          documents or every document in scope
+ */
+export function routeDocuments(input: RouteInput): Route | null {
+  if (input.docCount < 2) return null;
+  const words: LabelWord[] = [];
+  for (let w = 0; w < input.holders.length; w++) {
+    if (!((input.weights?.[w] ?? 1) > 0)) continue;
+    const holders = input.holders[w];
+    if (holders.size === 0 || holders.size >= input.docCount) continue;
+    let total = 0, own = 0;
+    for (const c of input.pool) {
+      if (!c.holds[w]) continue;
+      total++;
+      if (holders.has(c.docId)) own++;
+    }
+    words.push({ group: w, holders, naming: total === 0 ? 1 : own / total });
+  }
+  // Strongest naming first; among equals, the word fewer labels hold.
+  words.sort((a, b) => b.naming - a.naming || a.holders.size - b.holders.size || a.group - b.group);
+  if (words.length === 0 || words[0].naming < MIN_NAMING_SHARE) return null;
+  let routed = new Set(words[0].holders);
+  const reached = new Set(words[0].holders);
+  for (const word of words.slice(1)) {
+    const narrowed = [...routed].filter((d) => word.holders.has(d));
+    if (narrowed.length === 0 || narrowed.length === routed.size) continue;
+    routed = new Set(narrowed);
+  }
+  if (routed.size > MAX_ROUTED_DOCS || routed.size >= input.docCount) return null;
+  const siblings = new Set([...reached].filter((d) => !routed.has(d)));
+  return { routed: [...routed].sort(), siblings, naming: words[0].naming };
+}
+
+/**
+ * Initialism skeletons a query writes: tokens of 2–6 capitals, optionally joined by "&", "." or a
+ * lower-case "n" ("JnJ", "J&J", "P&G", "I.B.M."), as their capitals in lower case ("jj", "pg", "ibm"),
+ * each with the analysed term of the token as written (the query word group it belongs to).
+ * @param query the query text
+ * @returns [skeleton, token] pairs; a token is the whitespace-delimited word without surrounding punctuation
+ */
+export function queryInitialisms(query: string): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (const raw of query.split(/\s+/)) {
+    const token = raw.replace(/^[^\p{L}\p{N}&.]+|[^\p{L}\p{N}&]+$/gu, '').replace(/['’]s$/u, '');
+    if (!/^[A-Z](?:[&.]?[A-Z]|n[A-Z]){1,5}\.?$/.test(token)) continue;
+    out.push([token.replace(/[^A-Z]/g, '').toLowerCase(), token]);
+  }
+  return out;
+}
+
+/**
+ * The initials a label allows: for every maximal run of alphabetic words (split at anything else: digits,
+ * "_", "-", "&" between words does not break a run), the first letters of its first 2…6 words. The label
+ * "JOHNSON_JOHNSON_2023_8K_dated-2023-08-30" allows "jj"; "Annual Report of Johnson & Johnson" allows
+ * "ar", "aro", … (a run's leading words only, so "jj" is not among them: an initialism names from the start).
+ * @param label the document label (ingest/chunk-rows.ts documentLabel)
+ */
+export function labelInitials(label: string): string[] {
+  const out = new Set<string>();
+  for (const run of label.split(/[^\p{L}&\s_]+|[\s_]*\b\p{L}*\d\p{L}*\b[\s_]*/u)) {
+    const words = run.split(/[\s_&]+/).filter((w) => /^\p{L}+$/u.test(w));
+    const initials = words.map((w) => w[0].toLowerCase()).join('');
+    for (let k = 2; k <= Math.min(6, initials.length); k++) out.add(initials.slice(0, k));
+  }
+  return [...out];
+}
+
+/**
+ * The word groups a label can hold for a query: each group's terms plus its letter/digit compound's parts of
+ * two or more characters. A file name writes the period apart ("MGMRESORTS_2022_10K" holds 2022) where the
+ * query writes it as one compound ("FY2022" → fy2022 with parts fy, 2022).
+ * @param groups the query's word groups (analyze-query.ts), parts per group (`parts`)
+ */
+export function labelGroups(groups: string[][], parts: string[][]): string[][] {
+  return groups.map((g, w) => [...g, ...(parts[w] ?? []).filter((p) => p.length >= 2)]);
+}
+
+
+const RUNS = /\p{L}+|\p{Nd}+/gu;
+
+/**
+ * A label's terms with the pieces of its letter/digit compounds: each letter or digit run of two or more
+ * characters and each pair of adjacent runs ("2022q4" → 2022, q4; "2023q2" → 2023, q2). The analyser keeps
+ * "2022q4" whole (a one-letter part is noise in text, analysis/analyzer.ts alnumParts), but a file name
+ * packs the period into one word that the query writes apart ("Q4 2022").
+ * @param terms the label's analysed terms, space-separated (title-terms.ts)
+ * @returns the same string with the pieces appended
+ */
+export function labelTermPieces(terms: string): string {
+  const extra: string[] = [];
+  for (const t of terms.split(' ')) {
+    if (!/\p{L}/u.test(t) || !/\p{Nd}/u.test(t)) continue;
+    const runs = t.match(RUNS) ?? [];
+    if (runs.length < 2) continue;
+    for (let i = 0; i < runs.length; i++) {
+      if (runs[i].length >= 2) extra.push(runs[i]);
+      if (i + 1 < runs.length && runs.length > 2) extra.push(runs[i] + runs[i + 1]);
+    }
+  }
+  return extra.length ? `${terms} ${extra.join(' ')}` : terms;
+}

@@ -1,0 +1,66 @@
+// Document routing against the real HTTP server on real filings (../shared/data/qa): a namespace holding
+// several filings of each company, where a question that names the company and the period must be
+// answered from that filing, not from its siblings, and an initialism the filings never write ("JnJ")
+// names Johnson & Johnson's filings by their label (search/stages/route-documents.ts).
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { startProjectFixture, type ProjectFixture } from './helpers/project-fixture.ts';
+import { api, dataPath, ingestDocsDone } from './helpers/api.ts';
+
+const FILES = [
+  'financebench-dev/pdfs/JOHNSON_JOHNSON_2022Q4_EARNINGS.pdf',
+  'financebench/pdfs/JOHNSON_JOHNSON_2023_8K_dated-2023-08-30.pdf',
+  'financebench-dev/pdfs/AMCOR_2022_8K_dated-2022-07-01.pdf',
+  'financebench/pdfs/AMCOR_2023Q4_EARNINGS.pdf',
+  'financebench-dev/pdfs/FOOTLOCKER_2022_8K_dated-2022-05-20.pdf',
+  'financebench/pdfs/ULTABEAUTY_2023Q4_EARNINGS.pdf',
+];
+
+interface Hit { doc_id: string; score: number; pages: number[] }
+
+describe('document routing: the filing a question names, among its siblings', () => {
+  let fx: ProjectFixture;
+  let docs: Record<string, string>;
+  const docOf = (name: string) => Object.entries(docs).find(([f]) => path.basename(f).startsWith(name))![1];
+  const nameOf = (id: string) => path.basename(Object.entries(docs).find(([, d]) => d === id)?.[0] ?? id);
+  const search = async (query: string, extra: Record<string, unknown> = {}) => {
+    const r = await api(fx.server.baseUrl, fx.key, 'POST', '/v3/docsearch/search', { query, format: 'json', ...extra });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    return (r.body as { results: Hit[] }).results;
+  };
+
+  before(async () => {
+    fx = await startProjectFixture('document-routing-');
+    docs = await ingestDocsDone(fx.server.baseUrl, fx.key, FILES.map((f) => path.join(dataPath('qa'), f)));
+  });
+  after(() => fx?.close());
+
+  test('an initialism and a period: "JnJ … Q4 2022" is answered from the Q4 2022 release, not the 2023 8-K', async () => {
+    const hits = await search("What was JnJ's worldwide sales growth in Q4 2022?");
+    assert.ok(hits.length > 0, 'a non-empty answer');
+    assert.equal(hits[0].doc_id, docOf('JOHNSON_JOHNSON_2022Q4'), JSON.stringify(hits.map((h) => [nameOf(h.doc_id), h.score])));
+    const sibling = hits.findIndex((h) => h.doc_id === docOf('JOHNSON_JOHNSON_2023_8K'));
+    const routed = hits.filter((h) => h.doc_id === docOf('JOHNSON_JOHNSON_2022Q4'));
+    if (sibling >= 0) assert.ok(hits[sibling].score < Math.min(...routed.map((h) => h.score)), JSON.stringify(hits.map((h) => [nameOf(h.doc_id), h.score, h.pages])));
+  });
+
+  test('the same question with searchInDoc on the routed filing finds what the namespace search finds first', async () => {
+    const q = "What was JnJ's worldwide sales growth in Q4 2022?";
+    const [first] = await search(q);
+    const r = await api(fx.server.baseUrl, fx.key, 'POST', '/v3/docsearch/searchInDoc', { query: q, format: 'json', doc_filter: docOf('JOHNSON_JOHNSON_2022Q4') });
+    const inDoc = (r.body as { results: Hit[] }).results;
+    assert.deepEqual(first.pages, inDoc[0].pages);
+    assert.equal(first.score, inDoc[0].score);
+  });
+
+  test('a question that names no filing is not routed: its hits come from several companies', async () => {
+    const hits = await search('net sales growth and adjusted earnings per share guidance', { min_relevance: 0 });
+    assert.ok(new Set(hits.map((h) => h.doc_id)).size >= 3, JSON.stringify(hits.map((h) => h.doc_id)));
+  });
+
+  test('routing stays inside the request\'s scope: exclude_doc_ids removes the routed filing', async () => {
+    const hits = await search("What was JnJ's worldwide sales growth in Q4 2022?", { exclude_doc_ids: [docOf('JOHNSON_JOHNSON_2022Q4')], min_relevance: 0 });
+    assert.ok(hits.every((h) => h.doc_id !== docOf('JOHNSON_JOHNSON_2022Q4')));
+  });
+});
