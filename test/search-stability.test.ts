@@ -45,8 +45,10 @@ describe('search stability', () => {
     ]) {
       const first = await search(body);
       assert.equal(first.status, 200, JSON.stringify(first.body));
-      const hits = (first.body as { results?: unknown[]; result_count: number });
-      assert.ok(hits.result_count > 1, `several tied hits expected: ${JSON.stringify(first.body).slice(0, 300)}`);
+      // Copies of one passage in other documents are left out as near-duplicates (stages/near-duplicates.ts):
+      // the tie then decides which copy is shown, and that must not change between requests either.
+      const hits = (first.body as { results?: unknown[]; result_count: number; results_dropped: number });
+      assert.ok(hits.result_count + hits.results_dropped > 1, `several tied hits expected: ${JSON.stringify(first.body).slice(0, 300)}`);
       for (let i = 0; i < 8; i++) {
         const again = await search(body);
         assert.equal(again.status, 200);
