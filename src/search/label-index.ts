@@ -19,6 +19,11 @@ export const LABEL_TTL_MS = 5_000;
 export const MAX_LABEL_DOCS = 20_000;
 /** Projects whose label indexes are kept at once (least recently used dropped first). */
 const MAX_PROJECTS = 256;
+/**
+ * Documents whose labels are kept over all projects (least recently used projects dropped first): memory
+ * follows the working set, not the number of projects (≈ 0.5 KB a document with its term index).
+ */
+export const MAX_CACHED_LABEL_DOCS = 200_000;
 
 export interface LabelledDoc {
   title: string;
@@ -72,7 +77,7 @@ export class LabelSet {
 
 /** Per-project cache of LabelSets, refreshed when the project's visible documents change. */
 export class LabelIndex {
-  private readonly entries = new Map<string, { at: number; fingerprint: string; set: Promise<LabelSet | null> }>();
+  private readonly entries = new Map<string, { at: number; fingerprint: string; set: Promise<LabelSet | null>; size: number }>();
 
   /** @param ttlMs how long a fingerprint is trusted (default LABEL_TTL_MS) */
   constructor(private readonly cp: ControlPlane, private readonly ttlMs = LABEL_TTL_MS) {}
@@ -96,11 +101,24 @@ export class LabelIndex {
       again.at = now;
       return again.set;
     }
-    if (this.entries.size >= MAX_PROJECTS) this.entries.delete(this.entries.keys().next().value!);
+    const size = Number(fingerprint.replace(/^over:/, '').split(':')[0]) || 0;
     const set = fingerprint.startsWith('over:') ? Promise.resolve(null) : this.read(projectId);
-    this.entries.set(projectId, { at: now, fingerprint, set });
+    this.entries.delete(projectId);
+    this.entries.set(projectId, { at: now, fingerprint, set, size: fingerprint.startsWith('over:') ? 0 : size });
+    this.evict();
     set.catch(() => this.entries.delete(projectId));
     return set;
+  }
+
+  /** Drop least recently used projects past MAX_PROJECTS or MAX_CACHED_LABEL_DOCS (the newest always stays). */
+  private evict(): void {
+    let total = 0;
+    for (const e of this.entries.values()) total += e.size;
+    for (const [id, e] of this.entries) {
+      if (this.entries.size <= 1 || (this.entries.size <= MAX_PROJECTS && total <= MAX_CACHED_LABEL_DOCS)) break;
+      this.entries.delete(id);
+      total -= e.size;
+    }
   }
 
   /** Count and latest ingest time of the project's visible documents (the (project_id, state) index). */
