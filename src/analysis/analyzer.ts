@@ -1,17 +1,12 @@
 // Lexical analysis shared by ingest and query (DESIGN.md §4): language detection, Unicode word
 // segmentation, lowercasing, accent folding, Snowball stemming, CJK bigrams. The same function must run
 // on both sides, or BM25 silently stops matching.
-import { detect, loadDetector } from './language-detect.ts';
+import { detect, loadDetector, type DetectedLanguage } from './language-detect.ts';
 import { foldAccents, normaliseApostrophe, pushBigrams, segmentKind, splitPieces } from './segment.ts';
 import { stemmerFor } from './stemmers.ts';
 
-export interface DetectedLanguage {
-  /** ISO 639-1 code, or null when detection is unreliable (short or mixed text). */
-  code: string | null;
-  /** BCP-47 tag to store on documents ('und' when unknown). */
-  bcp47: string;
-  reliable: boolean;
-}
+/** The language a text was detected as (defined beside the detector, re-exported for analyzer's callers). */
+export type { DetectedLanguage };
 
 /**
  * Load the language-identification data (eld 'medium', ≈0.4 s, ≈150 MB). Call once at process start

@@ -1,7 +1,15 @@
 // Language identification (DESIGN.md §4) with `eld` (Nito-ELD, 60 languages, ISO 639-1), plus two
 // guards it needs in practice: a minimum amount of text (short strings are guesses), and a script rule
 // for Chinese/Japanese/Korean, which eld misreads when Latin names are mixed in ("Sky Digital是什么…").
-import type { DetectedLanguage } from './analyzer.ts';
+
+/** What detect() answers: the language of a text, or 'und' when it cannot be told. */
+export interface DetectedLanguage {
+  /** ISO 639-1 code, or null when detection is unreliable (short or mixed text). */
+  code: string | null;
+  /** BCP-47 tag to store on documents ('und' when unknown). */
+  bcp47: string;
+  reliable: boolean;
+}
 
 interface EldResult {
   language: string;

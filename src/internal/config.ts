@@ -2,6 +2,9 @@
 // passed into everything that needs it. Nothing reads process.env at import time.
 import os from 'node:os';
 import path from 'node:path';
+// The two imports below run upward on purpose: configuration is parsed once, here, so the parsers of the
+// files two keys name (model settings, a fitted relevance model) are called from here, while they live
+// beside the code that reads those settings. Neither module imports back into internal/ at run time.
 import { parseOnnxEmbedderConfig, parseRerankerConfig, type RerankerConfig } from '../models/model-config.ts';
 import { loadRelevanceModelFile, type RelevanceModelFile } from '../search/relevance-model-file.ts';
 import { parseStorageConfig, type StorageConfig } from './storage-config.ts';

@@ -116,3 +116,12 @@ export class AppError extends Error {
 export function isAppError(err: unknown): err is AppError {
   return err instanceof AppError || (typeof err === 'object' && err !== null && (err as { name?: string }).name === 'AppError');
 }
+
+/**
+ * A failure worth another attempt (a timeout, a 5xx, a lease not had): the job worker retries a job that
+ * throws one (any error with `retryable: true`) with backoff, up to the job's attempts. Defined here, not in
+ * jobs/, because the model clients in src/models throw it too.
+ */
+export class RetryableError extends Error {
+  readonly retryable = true;
+}

@@ -7,6 +7,7 @@
 import { sql } from 'kysely';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Selectable } from 'kysely';
+// Types only: the gauges read the control plane that storage/ defines; nothing in storage/ imports this file.
 import type { ControlPlane } from '../storage/db.ts';
 import type { JobsTable } from '../storage/schema.ts';
 

@@ -4,6 +4,7 @@
 // control plane, the blob store or the index stops answering.
 import { sql } from 'kysely';
 import type { Role } from './config.ts';
+// Types only: the stores this file probes are defined in storage/ (which uses describeStorageError from here).
 import type { ControlPlane } from '../storage/db.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import type { NamespaceIndex } from '../storage/namespace-index.ts';

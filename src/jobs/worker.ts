@@ -9,6 +9,7 @@
 // deterministically; `start()` runs the loops until `stop()`.
 import type { Logger } from 'pino';
 import { JobLostError, leaseOwnerId, type Db, type JobQueue, type JobRow, type JobOutcome } from './queue.ts';
+import { RetryableError } from '../internal/errors.ts';
 
 /** What a handler gets besides its job and abort signal. */
 export interface JobContext {
@@ -36,9 +37,7 @@ export interface JobKind {
   retryDelayMs?(attempt: number): number;
 }
 
-export class RetryableError extends Error {
-  readonly retryable = true;
-}
+export { RetryableError };
 
 /** Default backoff: 1 s · 2^(attempt-1), capped at 5 min. */
 export function defaultRetryDelayMs(attempt: number): number {

@@ -4,7 +4,7 @@
 import type { NetGuard } from '../internal/net-guard.ts';
 import type { EmbeddingSignature } from '../storage/namespace-index.ts';
 import type { Embedder } from './embedder.ts';
-import { RetryableError } from '../jobs/worker.ts';
+import { RetryableError } from '../internal/errors.ts';
 import { l2Normalise } from './vectors.ts';
 
 

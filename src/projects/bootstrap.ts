@@ -10,7 +10,7 @@ import type { Config } from '../internal/config.ts';
 import { nowIso } from '../storage/db.ts';
 import { displayPrefix, hashToken } from './keys.ts';
 import { generatePassword, hashPassword, verifyPassword } from './passwords.ts';
-import type { CreatedAccount, DomainLogger } from './project-service.ts';
+import type { CreatedAccount, DomainLogger } from './types.ts';
 
 const MARKER = 'bootstrap_account_id';
 const ACCOUNT_NAME = 'default';

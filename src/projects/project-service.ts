@@ -12,18 +12,13 @@ import { AppError } from '../internal/errors.ts';
 import { generateKey, hashToken, displayPrefix, newNamespace, type Product } from './keys.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import type { SessionTokens } from './session-tokens.ts';
-import type { PrincipalKind } from './types.ts';
+import type { CreatedAccount, DomainLogger, PrincipalKind } from './types.ts';
 import { bootstrapInstall, isUniqueViolation, type BootstrapResult, type NewAccountRows } from './bootstrap.ts';
+
+export type { CreatedAccount, DomainLogger };
 
 /** Data-plane drop of a deleted project's namespace (index tables, blobs, document rows). Idempotent. */
 export type PurgeNamespace = (namespace: string, projectId: string) => Promise<void>;
-
-/** Structural logger (pino's Logger fits). */
-export interface DomainLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
 
 export interface ProjectServiceDeps {
   db: Kysely<Database>;
@@ -54,13 +49,6 @@ export interface LoginResult {
   /** Seconds until the session expires. */
   expires_in: number;
   account_id: string;
-}
-
-export interface CreatedAccount {
-  accountId: string;
-  userId: string;
-  /** Plaintext account API key (svc_acc_…), shown once. */
-  accountKey: string;
 }
 
 export const PROJECT_NAME_MAX = 128;

@@ -1,5 +1,6 @@
 // Contracts of the accounts/keys/projects domain as the HTTP layer and other domains see it
-// (DESIGN.md §6). Implemented by auth-service.ts and project-service.ts.
+// (DESIGN.md §6). Implemented by auth-service.ts and project-service.ts; bootstrap.ts and
+// project-service.ts share the account and logger shapes through this file, not through each other.
 
 export type PrincipalKind = 'session' | 'account_key' | 'project_key';
 
@@ -36,4 +37,19 @@ export interface AuthService {
    *         project_access_denied (403) no access / protected, namespace_purged (410) deleted project.
    */
   resolveProject(principal: Principal, projectIdHeader: string | undefined): Promise<ProjectContext>;
+}
+
+/** Structural logger of the domain services (pino's Logger fits). */
+export interface DomainLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** A new account with its admin user and its account key. */
+export interface CreatedAccount {
+  accountId: string;
+  userId: string;
+  /** Plaintext account API key (svc_acc_…), shown once. */
+  accountKey: string;
 }

@@ -8,26 +8,11 @@
 // for ~0.3 s. The child leaves when its parent goes away, with the tesseract runs it started, so a
 // crashed or killed service never leaves parsers behind.
 import { Worker } from 'node:worker_threads';
-import { chunkDocument, type ChunkedDocument } from '../chunking/chunker.ts';
+import { chunkDocument } from '../chunking/chunker.ts';
 import { loadParsers, parseDocument } from '../parse/index.ts';
 import { ParseError } from '../parse/types.ts';
-import { setParseLimits, type ParseLimits } from './limits.ts';
-import { CHUNK_PART } from './parse-runner.ts';
-
-export interface ParseRequest {
-  id: number;
-  data: Uint8Array;
-  filename: string;
-  mediaType?: string;
-  limits: ParseLimits;
-  /** Chunk the parsed document too (chunkDocument with default options). */
-  chunk?: boolean;
-}
-
-export type ParseReply =
-  | { id: number; part: ChunkedDocument['chunks'] }
-  | { id: number; ok: true; doc: unknown; chunked?: ChunkedDocument }
-  | { id: number; ok: false; parseError?: { jobCode: 413 | 415 | 422; errorCode: string; message: string }; message: string };
+import { setParseLimits } from './limits.ts';
+import { CHUNK_PART, type ParseReply, type ParseRequest } from './parse-protocol.ts';
 
 /**
  * End this child and everything it started. The runner forks it as the leader of its own process group

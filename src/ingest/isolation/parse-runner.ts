@@ -16,7 +16,9 @@ import { fileURLToPath } from 'node:url';
 import { ParseError, type ParsedDocument, type ParseInput } from '../parse/types.ts';
 import { DEFAULT_PARSE_LIMITS, type ParseLimits } from './limits.ts';
 import type { ChunkedDocument } from '../chunking/chunker.ts';
-import type { ParseReply, ParseRequest } from './parse-child.ts';
+import { CHUNK_PART, type ParseReply, type ParseRequest } from './parse-protocol.ts';
+
+export { CHUNK_PART };
 
 export interface ParseRunnerOptions {
   /** Children kept (= parses at once). Default 2. */
@@ -33,9 +35,6 @@ export interface ParseStats {
   /** Highest resident set size of the child seen during this parse, bytes. */
   peakRssBytes: number;
 }
-
-/** Chunks per `{id, part}` message of a parse child: ~0.5 MB of text, a few ms to deserialise here. */
-export const CHUNK_PART = 500;
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'parse-child.ts');
 const RECYCLE_AFTER = 100;

@@ -60,14 +60,35 @@
 // 1) keep what ranks add without that effect. SciFact test nDCG@10 of the standard tier: 0.6901 (0.6905
 // before the compound change, 0.6873 without the pair features; BM25 alone 0.6895; bench:scifact). Re-run the script (and paste its output here) whenever the embedder, the
 // analyser or a feature definition changes: the weights belong to that combination.
-import type { RelevanceFeatures } from './score.ts';
+
+/** Every feature a relevance model may weight (a model uses a subset; definitions in the header of stages/score.ts, which computes them). */
+export interface RelevanceFeatures {
+  cos: number;
+  cos_gap: number;
+  bm25_rel: number;
+  bm25_per_term: number;
+  bm25_pm: number;
+  cov: number;
+  rrf: number;
+  anchor_cos: number;
+  dense_off: number;
+  q_cov_max: number;
+  q_bm25_max: number;
+  bm25_rr: number;
+  ann_rr: number;
+  doc_cov: number;
+  cov_doc: number;
+  title_cov: number;
+  pair_cov: number;
+  pair_cov_pool: number;
+}
 
 /** Feature names of the shipped model, in the order of `RELEVANCE_MODEL.weights`. See stages/score.ts. */
 export const RELEVANCE_FEATURES = ['cov', 'bm25_pm', 'cos', 'dense_off', 'rrf', 'anchor_cos', 'bm25_rr', 'ann_rr', 'doc_cov', 'cov_doc', 'title_cov', 'pair_cov', 'pair_cov_pool'] as const;
 
 export interface RelevanceModel {
   intercept: number;
-  /** Weight per feature name of stages/score.ts RelevanceFeatures; features not named weigh 0. */
+  /** Weight per feature name of RelevanceFeatures; features not named weigh 0. */
   weights: Partial<Record<keyof RelevanceFeatures, number>>;
   /** Where the numbers come from (data set, split, examples, date). */
   source: string;

@@ -24,30 +24,11 @@
 //   q_cov_max / q_bm25_max = the query's best coverage / BM25 per matchable word.
 import type { FusedChunk, QueryStats, Region } from '../types.ts';
 import { RRF_K } from './fuse.ts';
-import { RELEVANCE_MODEL, RELEVANCE_MODEL_NO_PAIRS, type RelevanceModel } from './relevance-model.ts';
+import { RELEVANCE_MODEL, RELEVANCE_MODEL_NO_PAIRS, type RelevanceFeatures, type RelevanceModel } from './relevance-model.ts';
 import { isBibliographyRegion } from './section-prior.ts';
 
-/** Every feature a relevance model may weight (a model uses a subset; see relevance-model.ts). */
-export interface RelevanceFeatures {
-  cos: number;
-  cos_gap: number;
-  bm25_rel: number;
-  bm25_per_term: number;
-  bm25_pm: number;
-  cov: number;
-  rrf: number;
-  anchor_cos: number;
-  dense_off: number;
-  q_cov_max: number;
-  q_bm25_max: number;
-  bm25_rr: number;
-  ann_rr: number;
-  doc_cov: number;
-  cov_doc: number;
-  title_cov: number;
-  pair_cov: number;
-  pair_cov_pool: number;
-}
+// The feature vector's type lives with the model that weighs it; its definitions are in this file's header.
+export type { RelevanceFeatures };
 
 /** What the features of a hit are computed from: its raw signals, anchor cosine and term coverage. */
 export interface FeatureInput {

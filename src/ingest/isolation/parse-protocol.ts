@@ -1,0 +1,25 @@
+// The messages between the parse runner (parse-runner.ts, in the service) and its children
+// (parse-child.ts, one forked process each): both ends import the shapes from here, so neither imports the
+// other (the child would otherwise load the runner's module with its pool and timers).
+import type { ChunkedDocument } from '../chunking/chunker.ts';
+import type { ParseLimits } from './limits.ts';
+
+/** One document to parse, sent by the runner to a child. */
+export interface ParseRequest {
+  id: number;
+  data: Uint8Array;
+  filename: string;
+  mediaType?: string;
+  limits: ParseLimits;
+  /** Chunk the parsed document too (chunkDocument with default options). */
+  chunk?: boolean;
+}
+
+/** A child's answer: the chunks in parts of CHUNK_PART first (with `chunk`), then the result or the error. */
+export type ParseReply =
+  | { id: number; part: ChunkedDocument['chunks'] }
+  | { id: number; ok: true; doc: unknown; chunked?: ChunkedDocument }
+  | { id: number; ok: false; parseError?: { jobCode: 413 | 415 | 422; errorCode: string; message: string }; message: string };
+
+/** Chunks per `{id, part}` message of a parse child: ~0.5 MB of text, a few ms to deserialise here. */
+export const CHUNK_PART = 500;
