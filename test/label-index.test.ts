@@ -36,11 +36,12 @@ for (const backend of BACKENDS) {
       const labels = new LabelIndex(cp, 0);
       const set = (await labels.get('p1'))!;
       assert.deepEqual([...set.docs.keys()].sort(), ['jnj22', 'mgm22'], 'visible documents of the project only');
-      const terms = set.terms('en', new TitleTermsCache());
-      assert.deepEqual([...terms.get('2022')!].sort(), ['jnj22', 'mgm22'], 'the year of either file name');
-      assert.ok(terms.get('q4')?.includes('mgm22'), 'a file name\'s 2022Q4 also holds q4');
-      assert.ok(terms.get('mgmresorts')?.includes('mgm22'));
-      assert.equal(terms.get('acme'), undefined, 'a deleting document is not labelled');
+      const { whole, pieces } = set.terms('en', new TitleTermsCache());
+      assert.deepEqual(whole.get('2022'), ['jnj22'], 'a whole label word');
+      assert.deepEqual(pieces.get('2022'), ['mgm22'], 'a piece of the file name\'s 2022Q4');
+      assert.deepEqual(pieces.get('q4'), ['mgm22']);
+      assert.ok(whole.get('mgmresorts')?.includes('mgm22') && whole.get('mgm')?.includes('mgm22'));
+      assert.equal(whole.get('acme'), undefined, 'a deleting document is not labelled');
       assert.deepEqual(set.initialisms().get('jj'), ['jnj22']);
     });
 

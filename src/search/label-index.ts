@@ -17,6 +17,8 @@ import type { TitleTermsCache } from './stages/title-terms.ts';
 export const LABEL_TTL_MS = 5_000;
 /** Most documents whose labels are indexed per project; larger namespaces route among the candidates only. */
 export const MAX_LABEL_DOCS = 20_000;
+/** Shortest query term that also names by the label words it begins (LabelSet.naming). */
+export const MIN_PREFIX = 3;
 /** Projects whose label indexes are kept at once (least recently used dropped first). */
 const MAX_PROJECTS = 256;
 /**
@@ -34,30 +36,57 @@ export interface LabelledDoc {
 
 /** One project's labels: the documents, and per stemming language the term → documents index. */
 export class LabelSet {
-  private readonly byLang = new Map<string, Map<string, string[]>>();
+  private readonly byLang = new Map<string, { whole: Map<string, string[]>; pieces: Map<string, string[]> }>();
+  private readonly sortedByLang = new Map<string, string[]>();
   private initials: Map<string, string[]> | null = null;
 
   constructor(readonly docs: ReadonlyMap<string, LabelledDoc>) {}
 
   /**
-   * Term → documents whose label holds it, for labels analysed with `lang` and unstemmed (title-terms.ts),
-   * with the pieces of their letter/digit compounds (route-documents.ts labelTermPieces). Built on first use.
+   * Term → documents whose label holds it as a whole word, for labels analysed with `lang` and unstemmed
+   * (title-terms.ts); and piece → documents for the pieces of their letter/digit compounds (route-documents.ts
+   * labelTermPieces: "2022q4" → 2022, q4). Built on first use per language.
    */
-  terms(lang: string | null, titleTerms: TitleTermsCache): ReadonlyMap<string, string[]> {
+  terms(lang: string | null, titleTerms: TitleTermsCache): { whole: ReadonlyMap<string, string[]>; pieces: ReadonlyMap<string, string[]> } {
     const key = lang ?? '';
     let index = this.byLang.get(key);
     if (!index) {
-      index = new Map();
+      const whole = new Map<string, string[]>();
+      const pieces = new Map<string, string[]>();
+      const add = (m: Map<string, string[]>, t: string, id: string) => {
+        const list = m.get(t);
+        if (!list) m.set(t, [id]); else if (list[list.length - 1] !== id) list.push(id);
+      };
       for (const [id, terms] of titleTerms.of(this.docs, lang)) {
-        for (const t of new Set(labelTermPieces(terms).split(' '))) {
-          if (!t) continue;
-          const list = index.get(t);
-          if (list) list.push(id); else index.set(t, [id]);
-        }
+        const own = terms ? terms.split(' ') : [];
+        for (const t of own) if (t) add(whole, t, id);
+        for (const t of labelTermPieces(terms).split(' ').slice(own.length)) if (t) add(pieces, t, id);
       }
-      this.byLang.set(key, index);
+      this.byLang.set(key, (index = { whole, pieces }));
     }
     return index;
+  }
+
+  /**
+   * Documents whose label holds a whole word equal to `term` or, for a term of MIN_PREFIX or more
+   * characters with a letter, beginning with it: file names run a name's words together ("MGMRESORTS",
+   * "JOHNSONJOHNSON"), so "MGM" names every file MGMRESORTS_…, not only those whose title writes "MGM".
+   * Cost: a binary search in the sorted whole words plus the matches.
+   */
+  naming(term: string, lang: string | null, titleTerms: TitleTermsCache): string[] {
+    const { whole } = this.terms(lang, titleTerms);
+    if (term.length < MIN_PREFIX || !/\p{L}/u.test(term)) return whole.get(term) ?? [];
+    const key = lang ?? '';
+    let sorted = this.sortedByLang.get(key);
+    if (!sorted) this.sortedByLang.set(key, (sorted = [...whole.keys()].sort()));
+    let lo = 0, hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (sorted[mid] < term) lo = mid + 1; else hi = mid;
+    }
+    const out = new Set<string>();
+    for (let i = lo; i < sorted.length && sorted[i].startsWith(term); i++) for (const d of whole.get(sorted[i])!) out.add(d);
+    return [...out];
   }
 
   /** Initialism → documents whose label allows it (route-documents.ts labelInitials). Built on first use. */

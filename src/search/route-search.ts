@@ -12,7 +12,7 @@ import { LabelSet, type LabelIndex } from './label-index.ts';
 import type { AnalysedQuery } from './stages/analyze-query.ts';
 import { queryStats } from './stages/fuse.ts';
 import { hashMatcher, termMatcher } from './stages/group-match.ts';
-import { retrieve, type LexicalQuery } from './stages/retrieve.ts';
+import { retrieve, RETRIEVE_LIMIT, type LexicalQuery } from './stages/retrieve.ts';
 import { labelGroups, queryInitialisms, routeDocuments } from './stages/route-documents.ts';
 import { byScore } from './stages/score.ts';
 import { MIN_SCOPE_CANDIDATES, rankStandard, type RankOptions } from './stages/standard-rank.ts';
@@ -65,26 +65,27 @@ export async function routedRegions(deps: RouteDeps, r: RouteRequest): Promise<R
   const scoped = scopeFilter(r.scope);
   const inScope = (id: string) => scoped(id) && (set.docs.get(id)?.chunks ?? MIN_SCOPE_CANDIDATES) >= MIN_SCOPE_CANDIDATES;
   const docCount = r.scope.filter.docIds || r.scope.filter.excludeDocIds ? [...set.docs.keys()].filter(scoped).length : set.docs.size;
-  const units = labelGroups(r.analysed.groups, r.analysed.parts);
-  const terms = set.terms(r.analysed.stemLang, deps.titleTerms);
-  const holders = units.map((g) => new Set(g.flatMap((t) => terms.get(t) ?? []).filter(inScope)));
+  // A word names by its own terms as whole label words; it narrows by those, its compound's parts and the
+  // pieces of label compounds too (route-documents.ts RouteInput).
+  const { whole, pieces } = set.terms(r.analysed.stemLang, deps.titleTerms);
+  const extended = labelGroups(r.analysed.groups, r.analysed.parts);
+  const names = r.analysed.groups.map((g) => new Set(g.flatMap((t) => set.naming(t, r.analysed.stemLang, deps.titleTerms)).filter(inScope)));
+  const holders = extended.map((g, w) => new Set([...names[w], ...g.flatMap((t) => [...(whole.get(t) ?? []), ...(pieces.get(t) ?? [])]).filter(inScope)]));
   // An initialism the query writes ("JnJ") is held by the labels whose initials it is.
-  const initialism = units.map(() => false);
   for (const [skeleton, token] of queryInitialisms(r.query)) {
     const own = new Set(analyze(token, null));
     const docs = (set.initialisms().get(skeleton) ?? []).filter(inScope);
-    units.forEach((u, i) => {
-      if (!u.some((t) => own.has(t)) || docs.length === 0 || holders[i].size > 0) return;
-      initialism[i] = true;
-      for (const d of docs) holders[i].add(d);
+    r.analysed.groups.forEach((g, w) => {
+      if (!g.some((t) => own.has(t)) || docs.length === 0 || names[w].size > 0) return;
+      for (const d of docs) { names[w].add(d); holders[w].add(d); }
     });
   }
-  const route = routeDocuments({ holders, docCount, weights: r.analysed.weights, initialism, pool: poolHoldings(units, r.vector, r.bm25) });
+  const route = routeDocuments({ names, holders, docCount, weights: r.analysed.weights, pool: poolHoldings(extended, r.vector, r.bm25) });
   if (!route) return r.regions;
   const visible = await visibleDocs(deps.cp, r.projectId, route.routed);
   const routed = route.routed.filter((d) => visible.has(d));
   for (const d of routed) r.docs.set(d, visible.get(d)!);
-  const inDoc = (await Promise.all(routed.map((d) => searchInDocument(deps, r, d)))).flat();
+  const inDoc = (await Promise.all(routed.map((d) => searchInDocument(deps, r, d, set.docs.get(d)?.chunks)))).flat();
   // A region both rankings found keeps the better score, as a named document's does (standard-rank.ts scopeOf).
   const global = new Map(r.regions.filter((x) => visible.has(x.docId)).map((x) => [regionKey(x), x.score]));
   for (const x of inDoc) x.score = Math.max(x.score, global.get(regionKey(x)) ?? 0);
@@ -113,13 +114,35 @@ function scopeFilter(scope: Scope): (docId: string) => boolean {
 }
 
 /** One routed document searched as searchInDoc searches it: its own candidates, scored among themselves. */
-async function searchInDocument(deps: RouteDeps, r: RouteRequest, docId: string): Promise<Region[]> {
-  const got = await retrieve(deps.index, r.namespace, { embed: r.embed, lexical: r.lexical }, { ...r.scope.filter, docIds: [docId] });
-  const stats = queryStats(got.vector, got.bm25, (got.bm25?.length ?? 0) < got.limit, r.analysed.termCount, r.chunkCount);
+async function searchInDocument(deps: RouteDeps, r: RouteRequest, docId: string, chunks: number | undefined): Promise<Region[]> {
+  let got = inPool(r, docId, chunks);
+  if (!got) {
+    const read = await retrieve(deps.index, r.namespace, { embed: r.embed, lexical: r.lexical }, { ...r.scope.filter, docIds: [docId] });
+    got = { vector: read.vector, bm25: read.bm25, complete: (read.bm25?.length ?? 0) < read.limit };
+  }
+  const stats = queryStats(got.vector, got.bm25, got.complete, r.analysed.termCount, r.chunkCount);
   const titles = deps.titleTerms.of(new Map([[docId, r.docs.get(docId)!]]), r.analysed.stemLang);
   const { regions, stats: scored } = rankStandard(got.vector, got.bm25, stats, { ...r.rankOptions, titles, scoped: true });
   for (const x of regions) x.stats = scored;
   return regions;
+}
+
+/**
+ * The namespace search's own candidates of a document, when they are at least half of its chunks: its
+ * in-document candidates are then (nearly) the same, and no engine read is spent on them. A long filing
+ * has a few of its hundreds of chunks among the namespace's candidates; a short document (a wiki page of
+ * 20 chunks whose title the query names) usually has most.
+ * @returns the two lists filtered to the document (namespace order) and whether the BM25 list holds every
+ *          match, or null to read them from the engine
+ */
+function inPool(r: RouteRequest, docId: string, chunks: number | undefined): { vector: IndexHit[] | null; bm25: IndexHit[] | null; complete: boolean } | null {
+  if (chunks === undefined) return null;
+  const own = (hits: IndexHit[] | null) => hits && hits.filter((h) => h.chunk.doc_id === docId);
+  const vector = own(r.vector), bm25 = own(r.bm25);
+  const held = new Set([...(vector ?? []), ...(bm25 ?? [])].map((h) => h.chunk.chunk_index)).size;
+  if (held * 2 < chunks) return null;
+  // Complete as the namespace list was: a BM25 list shorter than the limit returned every match.
+  return { vector, bm25, complete: (r.bm25?.length ?? 0) < RETRIEVE_LIMIT };
 }
 
 /** Which query word groups each retrieved candidate holds (its stored term hashes, else its terms). */

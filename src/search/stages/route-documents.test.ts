@@ -14,7 +14,10 @@ const labels: Record<string, boolean[]> = {
 };
 /** Per group, the documents whose label (of `of`) holds it. */
 const holdersOf = (of: Record<string, boolean[]>, groups = 4) => Array.from({ length: groups }, (_, w) => new Set(Object.keys(of).filter((d) => of[d][w])));
-const input = (pool: RouteInput['pool'], over: Partial<RouteInput> = {}): RouteInput => ({ holders: holdersOf(labels), docCount: Object.keys(labels).length, pool, ...over });
+const input = (pool: RouteInput['pool'], over: Partial<RouteInput> = {}): RouteInput => {
+  const holders = over.holders ?? holdersOf(labels);
+  return { names: over.names ?? holders, holders, docCount: over.docCount ?? Object.keys(labels).length, pool, weights: over.weights };
+};
 const chunk = (docId: string, holds: boolean[]) => ({ docId, holds });
 
 test('routing: the naming word picks the company, the period and form narrow it, siblings are the company\'s other documents', () => {
@@ -50,8 +53,7 @@ test('routing: a topic word, a word every label holds, or too many documents rou
 });
 
 test('routing: a label word no candidate writes names its documents; words outside the counted query do not name', () => {
-  assert.deepEqual(routeDocuments(input([chunk('x', [false])], { holders: [new Set(['jj22'])], docCount: 5, initialism: [true] }))?.routed, ['jj22'], 'an initialism ("JnJ")');
-  assert.deepEqual(routeDocuments(input([chunk('x', [false])], { holders: [new Set(['a'])], docCount: 5 }))?.routed, ['a'], 'a name only the file name writes');
+  assert.deepEqual(routeDocuments(input([chunk('x', [false])], { holders: [new Set(['a'])], docCount: 5 }))?.routed, ['a'], 'a name only the file name writes, or an initialism ("JnJ")');
   const pool = [chunk('mgm22', [true, true, false, true]), chunk('mgm18', [true, false, false, true]), chunk('kraft22', [false, true, false, true])];
   assert.equal(routeDocuments(input(pool, { weights: [0, 0, 1, 1] })), null, '"earnings" is written by documents whose label lacks it');
   assert.deepEqual(routeDocuments(input(pool, { weights: [1, 0, 1, 1] }))?.routed, ['mgm22rel'], 'with "mgm" counted');
@@ -76,4 +78,14 @@ test('label term pieces: a file name\'s period compound also yields its runs and
   assert.equal(labelTermPieces('johnson 2022q4 earn'), 'johnson 2022q4 earn 2022 2022q q4');
   assert.equal(labelTermPieces('mgmresorts 2023q2 10q'), 'mgmresorts 2023q2 10q 2023 2023q q2 10');
   assert.equal(labelTermPieces('annual report'), 'annual report');
+});
+
+test('routing: a piece of a compound narrows but does not name ("fy" of a file name FY15 is no company)', () => {
+  // Word 0 "fy": only a piece of Adobe's labels; word 1 "ulta": Ulta's label as a whole word.
+  const names = [new Set<string>(), new Set(['ulta23'])];
+  const holders = [new Set(['adobe15', 'adobe16']), new Set(['ulta23'])];
+  const pool = [chunk('adobe15', [true, false]), chunk('adobe16', [true, false]), chunk('ulta23', [false, true]), chunk('best19', [false, true])];
+  const r = routeDocuments({ names, holders, docCount: 5, pool });
+  assert.deepEqual(r?.routed, ['ulta23'], 'the name routes although "fy" is written by its holders alone');
+  assert.equal(r?.naming, 0.5);
 });

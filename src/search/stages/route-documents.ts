@@ -35,7 +35,13 @@ interface LabelWord {
 
 /** What routeDocuments needs; all of it is already at hand after retrieval. */
 export interface RouteInput {
-  /** Per query word group (analyze-query.ts), the documents whose label holds it (label-index.ts). */
+  /**
+   * Per query word group (analyze-query.ts), the documents whose label holds one of the word's own terms as
+   * a whole label word (label-index.ts): what can NAME documents. A piece of a label compound ("fy" of
+   * "FY15", "2022" of "2022Q4") or of a query compound does not name: short codes are no identity.
+   */
+  names: ReadonlyArray<ReadonlySet<string>>;
+  /** Per group, the documents whose label holds any of its terms, compound parts or pieces: what can NARROW. */
   holders: ReadonlyArray<ReadonlySet<string>>;
   /** Documents in the search's scope (the namespace, or its doc_ids / exclude_doc_ids). */
   docCount: number;
@@ -43,18 +49,12 @@ export interface RouteInput {
   weights?: number[];
   /** The retrieved candidates: document and which groups the chunk's stored terms hold. */
   pool: Array<{ docId: string; holds: boolean[] }>;
-  /**
-   * Per group, whether its holders came through an initialism of the query (queryInitialisms). Such a word
-   * is written by no text, so no candidate holds it and its naming share is 1, as for a name that only its
-   * own documents' labels carry. Absent = none.
-   */
-  initialism?: boolean[];
 }
 
 /** Where a query is routed: the documents it is about, and the other documents its label words reach. */
 export interface Route {
   routed: string[];
-  /** Documents whose label holds one of the routing words but which are not routed (other years, forms). */
+  /** Documents the naming word labels that are not routed (the named company's other years and forms). */
   siblings: Set<string>;
   /** Naming share of the word that chose the documents (MIN_NAMING_SHARE ≤ naming ≤ 1). */
   naming: number;
@@ -67,32 +67,33 @@ export interface Route {
  */
 export function routeDocuments(input: RouteInput): Route | null {
   if (input.docCount < 2) return null;
-  const words: LabelWord[] = [];
-  for (let w = 0; w < input.holders.length; w++) {
-    if (!((input.weights?.[w] ?? 1) > 0)) continue;
-    const holders = input.holders[w];
-    if (holders.size === 0 || holders.size >= input.docCount) continue;
+  const usable = (set: ReadonlySet<string>) => set.size > 0 && set.size < input.docCount;
+  // Share of the candidates holding word w that lie in `set` (1 when no candidate holds it: a name only its
+  // own labels carry, or an initialism no text writes).
+  const share = (w: number, set: ReadonlySet<string>) => {
     let total = 0, own = 0;
     for (const c of input.pool) {
       if (!c.holds[w]) continue;
       total++;
-      if (holders.has(c.docId)) own++;
+      if (set.has(c.docId)) own++;
     }
-    words.push({ group: w, holders, naming: total === 0 ? 1 : own / total });
-  }
-  // Strongest naming first; among equals, the word fewer labels hold.
-  words.sort((a, b) => b.naming - a.naming || a.holders.size - b.holders.size || a.group - b.group);
-  if (words.length === 0 || words[0].naming < MIN_NAMING_SHARE) return null;
-  let routed = new Set(words[0].holders);
-  const reached = new Set(words[0].holders);
-  for (const word of words.slice(1)) {
+    return total === 0 ? 1 : own / total;
+  };
+  const counted = input.holders.map((_, w) => (input.weights?.[w] ?? 1) > 0);
+  const strongestFirst = (a: LabelWord, b: LabelWord) => b.naming - a.naming || a.holders.size - b.holders.size || a.group - b.group;
+  const naming = input.names.flatMap((set, w) => (counted[w] && usable(set) ? [{ group: w, holders: set, naming: share(w, set) }] : [])).sort(strongestFirst);
+  if (naming.length === 0 || naming[0].naming < MIN_NAMING_SHARE) return null;
+  const name = naming[0];
+  const narrowing = input.holders.flatMap((set, w) => (counted[w] && w !== name.group && usable(set) ? [{ group: w, holders: set, naming: share(w, set) }] : [])).sort(strongestFirst);
+  let routed = new Set(name.holders);
+  for (const word of narrowing) {
     const narrowed = [...routed].filter((d) => word.holders.has(d));
     if (narrowed.length === 0 || narrowed.length === routed.size) continue;
     routed = new Set(narrowed);
   }
   if (routed.size > MAX_ROUTED_DOCS || routed.size >= input.docCount) return null;
-  const siblings = new Set([...reached].filter((d) => !routed.has(d)));
-  return { routed: [...routed].sort(), siblings, naming: words[0].naming };
+  const siblings = new Set([...name.holders].filter((d) => !routed.has(d)));
+  return { routed: [...routed].sort(), siblings, naming: name.naming };
 }
 
 /**
