@@ -1,0 +1,138 @@
+// Everything that commits a new version of a LanceDB namespace table: appends (in Arrow batches, creating
+// the table and its columns as needed), deletes, drops, and the maintenance runs (optimize: the vector,
+// doc_id and attribute indexes, compaction, the FTS index; refreshLexical: the rows appended since the FTS
+// index was built). Each commit goes through the namespace's CommitGate (serialised in this process and,
+// with coordination, under the writer lease); maintenance of one namespace runs one at a time.
+import { AppError } from '../internal/errors.ts';
+import { rowsToArrow, sameSignature } from './lance-arrow.ts';
+import { ensureAnn } from './lance-ann.ts';
+import { ensureAttrIndexes } from './lance-attr-indexes.ts';
+import { ensureAttrColumns } from './lance-attributes.ts';
+import { describeSignature, type LanceContext } from './lance-context.ts';
+import { ensureLayoutColumns } from './lance-layout.ts';
+import { ensureDocIdIndex, ensureFts, findFts, type AutoOptimizer } from './lance-maintenance.ts';
+import { KeyedCoalescer, KeyedMutex } from './lance-mutex.ts';
+import { hasPackColumn } from './lance-pack.ts';
+import { isNotFound } from './lance-table-cache.ts';
+import type { ChunkRecord, EmbeddingSignature } from './namespace-index.ts';
+
+/** The commits of one LanceNamespaceIndex; the caller has checked the namespace name and that the index is open. */
+export class LanceWrites {
+  private readonly maintenance = new KeyedMutex();
+  private readonly refresh = new KeyedCoalescer();
+
+  /** @param auto counts writes per namespace and runs optimize in the background after enough of them */
+  constructor(
+    private readonly ctx: LanceContext,
+    private readonly auto: AutoOptimizer,
+  ) {}
+
+  async addChunks(namespace: string, rows: ChunkRecord[], signature: EmbeddingSignature): Promise<void> {
+    if (!Number.isInteger(signature.dimension) || signature.dimension <= 0) {
+      throw new AppError('internal_error', `invalid embedding dimension ${signature.dimension}`);
+    }
+    const bad = rows.find((r) => r.vector.length !== signature.dimension);
+    if (bad) throw new AppError('internal_error', `chunk ${bad.id}: vector has ${bad.vector.length} dimensions, signature says ${signature.dimension}`);
+    await this.commit(namespace, async () => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.writeRows(namespace, rows, signature);
+        } catch (err) {
+          // A cached handle may be stale (another process dropped or recreated the table): a "not
+          // found" or a signature mismatch is re-checked once on a freshly opened table.
+          const retriable = isNotFound(err) || (err instanceof AppError && err.code === 'embedder_mismatch');
+          if (err instanceof AppError && !retriable) throw err;
+          this.ctx.tables.evict(namespace);
+          if (attempt > 1 || !retriable) throw err;
+        }
+      }
+    });
+    if (rows.length > 0) this.auto.noteWrite(namespace);
+  }
+
+  async deleteWhere(namespace: string, where: string): Promise<number> {
+    const deleted = await this.commit(namespace, () =>
+      this.ctx.tables.read(namespace, 0, async (state) => {
+        const { numDeletedRows } = await state.table.delete(where);
+        if (numDeletedRows > 0) await ensureFts(this.ctx.lancedb, state);
+        return numDeletedRows;
+      }),
+    );
+    if (deleted > 0) this.auto.noteWrite(namespace);
+    return deleted;
+  }
+
+  async dropNamespace(namespace: string): Promise<void> {
+    await this.commit(namespace, async () => {
+      this.ctx.tables.evict(namespace, true);
+      this.auto.forget(namespace);
+      try {
+        await this.ctx.db.dropTable(namespace);
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    });
+  }
+
+  /** Fold the rows appended since the FTS index was built into it (LanceNamespaceIndex.refreshLexical). */
+  async refreshLexical(namespace: string): Promise<void> {
+    await this.refresh.run(namespace, () => this.ctx.gate.withWriter(namespace, () =>
+      this.maintenance.run(namespace, () =>
+        this.ctx.tables.read(namespace, undefined, async (state) => {
+          if (!state.fts) state.fts = await findFts(state.table);
+          const stats = state.fts ? await state.table.indexStats(state.fts) : undefined;
+          if (stats && stats.numUnindexedRows === 0) return;
+          await this.commit(namespace, async () => {
+            await state.table.optimize({ cleanupOlderThan: new Date(Date.now() - (this.ctx.opts.cleanupGraceSeconds ?? 60) * 1000) });
+            await ensureFts(this.ctx.lancedb, state);
+          });
+        }),
+      ),
+    ));
+  }
+
+  async optimize(namespace: string): Promise<void> {
+    const graceMs = (this.ctx.opts.cleanupGraceSeconds ?? 60) * 1000;
+    await this.ctx.gate.withWriter(namespace, () => this.maintenance.run(namespace, () =>
+      this.ctx.tables.read(namespace, undefined, async (state) => {
+        const rows = await state.table.countRows();
+        // Long (≈30 s per 100k rows): outside the in-process write lock (Lance commits it next to this
+        // process's concurrent appends), but under the writer lease: other nodes wait for it.
+        if (await this.commit(namespace, () => ensureAnn(this.ctx.lancedb, state.table, rows, state.signature.dimension, this.ctx.opts.annThreshold ?? 50_000), false)) state.ann = undefined;
+        await this.commit(namespace, async () => {
+          await ensureDocIdIndex(this.ctx.lancedb, state.table, rows);
+          for (const err of (await ensureAttrIndexes(this.ctx.lancedb, state.table)).errors) this.ctx.onMaintenanceError(namespace, err);
+          await state.table.optimize({ cleanupOlderThan: new Date(Date.now() - graceMs) });
+          await ensureFts(this.ctx.lancedb, state); // also repairs a crash between the first add and the index build
+        });
+      }),
+    ));
+  }
+
+  /** One write attempt (caller holds the namespace write lock). */
+  private async writeRows(namespace: string, rows: ChunkRecord[], signature: EmbeddingSignature): Promise<void> {
+    const state = (await this.ctx.tables.get(namespace)) ?? (await this.ctx.tables.create(namespace, signature));
+    if (!sameSignature(state.signature, signature)) {
+      throw new AppError(
+        'embedder_mismatch',
+        `namespace ${namespace} was indexed with ${describeSignature(state.signature)}; ` +
+          `refusing chunks embedded with ${describeSignature(signature)}`,
+        { namespace, indexed: state.signature, requested: signature },
+      );
+    }
+    if (rows.length === 0) return;
+    const batchRows = this.ctx.opts.writeBatchRows ?? 2_000;
+    state.packColumn = hasPackColumn(await ensureLayoutColumns(state.table));
+    state.layoutColumns = true;
+    state.termsColumn = true;
+    const schema = await ensureAttrColumns(state.table, rows);
+    for (let i = 0; i < rows.length; i += batchRows) {
+      await state.table.add(rowsToArrow(rows.slice(i, i + batchRows), schema));
+    }
+    await ensureFts(this.ctx.lancedb, state);
+  }
+
+  private commit<T>(namespace: string, fn: () => Promise<T>, serialise = true): Promise<T> {
+    return this.ctx.gate.commit(namespace, fn, serialise);
+  }
+}
