@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { initAnalysis } from '../src/analysis/analyzer.ts';
 import { nowIso, type ControlPlane } from '../src/storage/db.ts';
 import { LabelIndex } from '../src/search/label-index.ts';
-import { TitleTermsCache } from '../src/search/stages/title-terms.ts';
 import { openTestControlPlane } from './helpers/control-plane.ts';
 import { BACKENDS } from './helpers/server.ts';
 
@@ -27,6 +26,7 @@ for (const backend of BACKENDS) {
         row('p1', 'mgm22', 'MGMRESORTS_2022Q4_EARNINGS.pdf', 'MGM Exhibit 99.1'),
         row('p1', 'jnj22', 'JOHNSON_JOHNSON_2022_10K.pdf', 'Form 10-K'),
         row('p1', 'gone', 'ACME_2021_10K.pdf', '', 'deleting'),
+        row('p1', 'adobe15', 'ADOBE_2015_10K.pdf', 'ADBE 10K FY15'),
         row('p2', 'other', 'MGMRESORTS_2018_10K.pdf'),
       ]).execute();
     });
@@ -35,13 +35,17 @@ for (const backend of BACKENDS) {
     test('terms of the visible documents\' labels, with the pieces of a period compound and initials', async () => {
       const labels = new LabelIndex(cp, 0);
       const set = (await labels.get('p1'))!;
-      assert.deepEqual([...set.docs.keys()].sort(), ['jnj22', 'mgm22'], 'visible documents of the project only');
-      const { whole, pieces } = set.terms('en', new TitleTermsCache());
+      assert.deepEqual([...set.docs.keys()].sort(), ['adobe15', 'jnj22', 'mgm22'], 'visible documents of the project only');
+      const { whole, pieces } = set.terms('en');
       assert.deepEqual(whole.get('2022'), ['jnj22'], 'a whole label word');
       assert.deepEqual(pieces.get('2022'), ['mgm22'], 'a piece of the file name\'s 2022Q4');
       assert.deepEqual(pieces.get('q4'), ['mgm22']);
       assert.ok(whole.get('mgmresorts')?.includes('mgm22') && whole.get('mgm')?.includes('mgm22'));
       assert.equal(whole.get('acme'), undefined, 'a deleting document is not labelled');
+      assert.equal(whole.get('fy'), undefined, 'a part of the compound FY15 is no written word');
+      assert.deepEqual(pieces.get('fy'), ['adobe15']);
+      assert.deepEqual(set.naming('mgm', 'en'), ['mgm22'], 'a word names the label words it begins (MGMRESORTS)');
+      assert.deepEqual(set.naming('fy', 'en'), [], 'a piece never names');
       assert.deepEqual(set.initialisms().get('jj'), ['jnj22']);
     });
 

@@ -11,7 +11,8 @@ import { sql } from 'kysely';
 import { documentLabel } from '../ingest/chunk-rows.ts';
 import type { ControlPlane } from '../storage/db.ts';
 import { labelInitials, labelTermPieces } from './stages/route-documents.ts';
-import type { TitleTermsCache } from './stages/title-terms.ts';
+import { TITLE_MAX_CHARS } from './stages/title-terms.ts';
+import { analyzeWords } from '../analysis/analyzer.ts';
 
 /** How long a project's fingerprint is trusted before it is read again, in milliseconds. */
 export const LABEL_TTL_MS = 5_000;
@@ -43,11 +44,12 @@ export class LabelSet {
   constructor(readonly docs: ReadonlyMap<string, LabelledDoc>) {}
 
   /**
-   * Term → documents whose label holds it as a whole word, for labels analysed with `lang` and unstemmed
-   * (title-terms.ts); and piece → documents for the pieces of their letter/digit compounds (route-documents.ts
-   * labelTermPieces: "2022q4" → 2022, q4). Built on first use per language.
+   * Word → documents whose label writes it (each written word's own term, analysed with `lang` and
+   * unstemmed, as title-terms.ts analyses titles), and piece → documents for the parts of its letter/digit
+   * compounds ("fy15" → fy, 15; route-documents.ts labelTermPieces: "2022q4" → 2022, q4). A piece narrows
+   * but never names. Built on first use per language.
    */
-  terms(lang: string | null, titleTerms: TitleTermsCache): { whole: ReadonlyMap<string, string[]>; pieces: ReadonlyMap<string, string[]> } {
+  terms(lang: string | null): { whole: ReadonlyMap<string, string[]>; pieces: ReadonlyMap<string, string[]> } {
     const key = lang ?? '';
     let index = this.byLang.get(key);
     if (!index) {
@@ -57,10 +59,15 @@ export class LabelSet {
         const list = m.get(t);
         if (!list) m.set(t, [id]); else if (list[list.length - 1] !== id) list.push(id);
       };
-      for (const [id, terms] of titleTerms.of(this.docs, lang)) {
-        const own = terms ? terms.split(' ') : [];
-        for (const t of own) if (t) add(whole, t, id);
-        for (const t of labelTermPieces(terms).split(' ').slice(own.length)) if (t) add(pieces, t, id);
+      for (const [id, d] of this.docs) {
+        const label = documentLabel(d.title, d.filename ?? '').slice(0, TITLE_MAX_CHARS);
+        // Stemmed with the query's language and unstemmed, as the query's word groups hold both forms.
+        for (const l of lang ? [lang, null] : [null]) {
+          for (const [word, ...parts] of analyzeWords(label, l)) {
+            add(whole, word, id);
+            for (const p of [...parts, ...labelTermPieces(word).split(' ').slice(1)]) if (p) add(pieces, p, id);
+          }
+        }
       }
       this.byLang.set(key, (index = { whole, pieces }));
     }
@@ -73,8 +80,8 @@ export class LabelSet {
    * "JOHNSONJOHNSON"), so "MGM" names every file MGMRESORTS_…, not only those whose title writes "MGM".
    * Cost: a binary search in the sorted whole words plus the matches.
    */
-  naming(term: string, lang: string | null, titleTerms: TitleTermsCache): string[] {
-    const { whole } = this.terms(lang, titleTerms);
+  naming(term: string, lang: string | null): string[] {
+    const { whole } = this.terms(lang);
     if (term.length < MIN_PREFIX || !/\p{L}/u.test(term)) return whole.get(term) ?? [];
     const key = lang ?? '';
     let sorted = this.sortedByLang.get(key);

@@ -67,9 +67,9 @@ export async function routedRegions(deps: RouteDeps, r: RouteRequest): Promise<R
   const docCount = r.scope.filter.docIds || r.scope.filter.excludeDocIds ? [...set.docs.keys()].filter(scoped).length : set.docs.size;
   // A word names by its own terms as whole label words; it narrows by those, its compound's parts and the
   // pieces of label compounds too (route-documents.ts RouteInput).
-  const { whole, pieces } = set.terms(r.analysed.stemLang, deps.titleTerms);
+  const { whole, pieces } = set.terms(r.analysed.stemLang);
   const extended = labelGroups(r.analysed.groups, r.analysed.parts);
-  const names = r.analysed.groups.map((g) => new Set(g.flatMap((t) => set.naming(t, r.analysed.stemLang, deps.titleTerms)).filter(inScope)));
+  const names = r.analysed.groups.map((g) => new Set(g.flatMap((t) => set.naming(t, r.analysed.stemLang)).filter(inScope)));
   const holders = extended.map((g, w) => new Set([...names[w], ...g.flatMap((t) => [...(whole.get(t) ?? []), ...(pieces.get(t) ?? [])]).filter(inScope)]));
   // An initialism the query writes ("JnJ") is held by the labels whose initials it is.
   for (const [skeleton, token] of queryInitialisms(r.query)) {
