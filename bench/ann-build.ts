@@ -1,5 +1,5 @@
-// What the BUILD parameters of the vector index and the FTS index cost and what recall they give (issue 15,
-// part 2: "tune index parameters (HNSW/IVF, FTS) with the recall they give stated"). bench/ann-params.ts
+// What the BUILD parameters of the vector index and the FTS index cost and what recall they give, so
+// that index parameters (HNSW/IVF, FTS) are chosen with their recall stated. bench/ann-params.ts
 // measured the query-time knobs on the kept namespace read-only; the graph itself (m, ef_construction),
 // other index kinds (HNSW with PQ, IVF with exact vectors) and the FTS block size need
 // rebuilt indexes. This script copies `id` + `vector` (and `id` + `tokens`) of a namespace kept by

@@ -1,4 +1,4 @@
-// What the HNSW search parameters of the vector retriever cost and what recall they give (issue 15, part 2),
+// What the HNSW search parameters of the vector retriever cost and what recall they give,
 // on a namespace kept by `npm run bench:latency -- --keep` (opened read-only: only queries are run).
 // Ground truth: the exact cosine top-100 of each query (LanceDB flat search, `.bypassVectorIndex()`).
 // Then every (ef, refineFactor) of the grid, top-100 as the service asks (src/storage/lance-index.ts

@@ -1,4 +1,4 @@
-// Filtered retrieval on a large namespace (issue 4): does a selective typed-attribute filter still return
+// Filtered retrieval on a large namespace: does a selective typed-attribute filter still return
 // the top hits of the documents it keeps? Builds a namespace of N chunks (default 100k) cut from BEIR
 // SciFact abstracts, embedded with the builtin embedder, every document carrying `tenant` (int, 100
 // values -> 1% of documents each) and `tags` ([]string), optimised like production (FTS index and, past
@@ -8,8 +8,8 @@
 // Recall is tie-aware: a returned chunk counts if its true score reaches the k-th best true score.
 // Also shown: what a naive post-filter (top-100 unfiltered, then filter) would keep, and latencies.
 // Then the same filtered queries again after building scalar indexes on the attribute columns (BTREE on
-// the int column, LABEL_LIST on the []string one; issue 15 part 2: "measure what a scalar index … on
-// attribute columns buys for filtered queries").
+// the int column, LABEL_LIST on the []string one), to measure what a scalar index on attribute columns buys
+// filtered queries.
 // Run: npx tsx bench/attribute-filter.ts [--chunks 100000] [--queries 100]   (≈10 min at 100k on 2 cores;
 // writes bench/results/attribute-filter.json when run at ≥ 100k chunks)
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';

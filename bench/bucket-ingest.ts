@@ -1,4 +1,4 @@
-// Throughput of bulk bucket ingestion (issue 6) through the real service: N small text objects under a
+// Throughput of bulk bucket ingestion through the real service: N small text objects under a
 // prefix in a local S3-protocol server (s3rver behind the SigV4-checking proxy of the tests), one
 // POST /v3/docsearch/ingestBucket with a glob, polled to the end. Reports files/s end to end (create ->
 // terminal state) and per phase, then checks every document is listed and a sample is searchable.

@@ -1,9 +1,9 @@
-// What each selected column costs the two retrieval calls (issue 15; docs/performance.md Round 9): on a
+// What each selected column costs the two retrieval calls (docs/decisions/2026-11-24-reads-without-text.md): on a
 // namespace kept by bench:latency (--reuse DIR), vector top-100 ∥ BM25 top-100 with the service's ANN
 // parameters, queried directly, once per column set below; p50 wall time and the process's CPU time per
 // search (LanceDB's threads included, process.cpuUsage). Column sets run one after the other, each over the
 // same SciFact queries, so compare rows of one run only. A table created with the packed column
-// (storage/lance-pack.ts, Round 10) gets its own sets.
+// (storage/lance-pack.ts) gets its own sets.
 // Prints a table; writes bench/results/column-cost.json.
 // Usage: npx tsx bench/column-cost.ts --reuse DIR [--queries N]
 import fs from 'node:fs';
@@ -36,7 +36,7 @@ const SEPARATE_SETS: Record<string, readonly string[]> = {
   'service without vector': without('vector'),
   'service without layout': without(LAYOUT_COLUMN),
   'service without chunkset_index, token_count': without('chunkset_index', 'token_count'),
-  'service + id, page_start, page_end (before Round 9)': [...SERVICE, 'id', 'page_start', 'page_end'],
+  'service + id, page_start, page_end (the former search read)': [...SERVICE, 'id', 'page_start', 'page_end'],
   'baseline (chunk rows with text, vector)': BASELINE_COLUMNS,
 };
 

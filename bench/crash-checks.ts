@@ -1,4 +1,4 @@
-// Invariants the crash harness checks after every SIGKILL + restart (issue 5):
+// Invariants the crash harness checks after every SIGKILL + restart:
 //  1. every job ends done or failed (none stays pending/processing; internal jobs included);
 //  2. nothing that was done is lost: a job seen done stays done and its document stays visible unless
 //     the client deleted it; every done job has its visible document;

@@ -1,4 +1,4 @@
-// SIGKILL crash harness (issue 5), shared by test/crash-sigkill.test.ts (bounded time) and
+// SIGKILL crash harness, shared by test/crash-sigkill.test.ts (bounded time) and
 // bench/crash-sigkill.ts (many iterations). It runs the real server as a child process
 // (`node --import tsx src/main.ts`, SQLite + LanceDB in a temp data dir), fires a random mix of ingests
 // (with X-Completion webhooks and Idempotency-Key pairs), document deletes, job cancels and status polls,

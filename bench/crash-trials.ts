@@ -1,4 +1,4 @@
-// SIGKILL trials on both control planes (issue 13 "Done when": 200 kills, heavy files included, SQLite
+// SIGKILL trials on both control planes (the target: 200 kills, heavy files included, SQLite
 // and PostgreSQL, 0 lost or half-visible documents). Runs the crash harness (bench/crash-harness.ts)
 // once per backend with heavy files (8 MB unbroken text, zip bomb, 1,500-page PDF) mixed into the
 // ingests, and reports per backend: kills, jobs, lost / duplicated / half-visible documents, other

@@ -1,4 +1,4 @@
-// Fits the standard tier's relevance model (src/search/stages/relevance-model.ts, issue 11) on TRAINING
+// Fits the standard tier's relevance model (src/search/stages/relevance-model.ts) on TRAINING
 // splits of several kinds of data (bench/lib/train-sets.ts): SciFact train claims in namespaces of 5 183,
 // rel+100 and rel+10 abstracts; XQuAD questions of the even-numbered articles in 12 languages over
 // namespaces of 1, 10 and 240 paragraphs and over multi-paragraph article documents; every question asked
@@ -96,7 +96,7 @@ async function main(): Promise<void> {
     (r.f as unknown as Record<string, number>).q_bm25_max ??= m.bm25;
     const f = r.f as unknown as Record<string, number>;
     f.cov2 = f.cov * f.cov; f.cov_bm25 = f.cov * f.bm25_pm; f.bm25_pm2 = f.bm25_pm * f.bm25_pm; f.cov_rrf = f.cov * f.rrf;
-    // Query-level context (rows collected since the twelfth session): ln N scaled to 1 at 100k chunks, and
+    // Query-level context (rows that record it): ln N scaled to 1 at 100k chunks, and
     // the share of the query's words that some candidate holds (instruction filler lowers it).
     if (r.q) { f.ln_n = Math.log(Math.max(1, r.q.n)) / Math.log(1e5); f.match_share = r.q.matchable / Math.max(1, r.q.terms); }
   }

@@ -10,7 +10,7 @@
 // Every training query runs the real standard stages (SearchService.rank: the score exactly as served) and
 // its top-`depth` hits are the candidates. Reports per kind of data (bench/lib/rerank-train.ts reportByKind)
 // the standard score, the shipped model (builtin) and a 5-fold cross-validated fit (folds by question),
-// then fits on all rows. Until the nineteenth session both were fitted on SciFact train alone. Usage:
+// then fits on all rows. Usage:
 //   npx tsx bench/fit-reranker.ts [--collect] [--per-set N] [--langs en,de] [--features std,title_cov,...] [--write]
 //   npx tsx bench/fit-reranker.ts --reranker onnx|http [--per-set N] [--langs en,de]
 // Builtin: --collect re-runs the candidate collection into bench/results/rerank-rows.json (without it the

@@ -1,4 +1,4 @@
-// The long run of the OpenAPI-driven fuzzer (issue 13 "Done when": 0 × 5xx and 0 off-shape error bodies
+// The long run of the OpenAPI-driven fuzzer (the target: 0 × 5xx and 0 off-shape error bodies
 // over 10,000 fuzzed requests). Same generator and checks as test/fuzz-openapi.test.ts
 // (test/helpers/openapi-fuzz.ts), against a real server on loopback (workers off, so nothing accepted is
 // fetched or processed; rate limits off unless --limits, so the requests reach the handlers). Reports

@@ -1,4 +1,4 @@
-// Ingest benchmark (issue 3): parse + chunk throughput and peak memory per format group, over every
+// Ingest benchmark: parse + chunk throughput and peak memory per format group, over every
 // file in ../shared/data/docs/<format>/ and the FinanceBench 10-K/10-Q/8-K PDFs in
 // ../shared/data/qa/financebench/pdfs. Each document is parsed exactly as the service does it — in the
 // isolated parse child (src/ingest/isolation/parse-runner.ts: OCR, tables, figures included) — and then

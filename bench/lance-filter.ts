@@ -1,5 +1,5 @@
 // What the BTREE scalar index on `doc_id` (built by optimize, src/storage/lance-maintenance.ts) buys for the
-// filtered reads of a search (issue 15), measured on a namespace kept by `npm run bench:latency -- --keep`:
+// filtered reads of a search, measured on a namespace kept by `npm run bench:latency -- --keep`:
 // the same queries with the index, then after dropping it, then the index is rebuilt (the kept namespace
 // is left as it was). Queries: the one-read chunk-range fetch of expansion/widening (10 documents), one
 // document's range, and vector / BM25 top-100 prefiltered to 20 documents (doc_ids) or excluding 5

@@ -1,4 +1,4 @@
-// Search latency, throughput and memory at 10k, 100k or 1M chunks (DESIGN.md §8, §9; issue 15). Builds a
+// Search latency, throughput and memory at 10k, 100k or 1M chunks (DESIGN.md §8, §9). Builds a
 // synthetic but realistic namespace (bench/lib/synthetic.ts: documents × 20 chunks of real SciFact
 // sentences) in a temp data dir, optimises it (FTS + IVF_HNSW_SQ index, as the maintainer would), then
 // starts the real server as a separate process (`node --import tsx src/main.ts`, role api) and measures, warm:
@@ -6,7 +6,7 @@
 //     row the mean number of hits (result_count) and of context tokens (tokens_estimated), for
 //       default: the default request body (prompt_ready, min_relevance 0.3, 5 000-token target);
 //       filled:  `min_relevance: 0`, so the context is filled to target_tokens (5 000) — what a search
-//                costs once the context holds real evidence (issue 15);
+//                costs once the context holds real evidence;
 //     on the standard and the advanced tier;
 //   - LanceDB queried directly on the same table (the engine part of standard search: vector top-100 ∥
 //     BM25 top-100 with the same parameters), in blocks alternating with each HTTP row's (same queries, same
@@ -26,8 +26,8 @@
 //                with plain Node streams) or `fetch` (Node's global fetch, built on the same undici but
 //                with WHATWG streams). On this 2-core machine the client shares the cores with the server,
 //                and fetch cost ≈ 2.4 ms more per request at 1 client than request() against the same
-//                server (ninth session, 100k chunks), which the engine baseline (in process, no HTTP)
-//                never pays; `--client fetch` reproduces the numbers of earlier sessions.
+//                server (100k chunks), which the engine baseline (in process, no HTTP) never pays;
+//                `--client fetch` reproduces figures measured with it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { request } from 'undici';
@@ -204,7 +204,7 @@ async function main(): Promise<void> {
       return v.numRows > 0 && b.numRows >= 0;
     };
     // Warm-up grows with the namespace: at 1M chunks 250 searches left the first measured row reading a cold
-    // table on both sides (engine p50 58.7 ms against ≈ 20 ms warm, ninth session).
+    // table on both sides (engine p50 58.7 ms against ≈ 20 ms warm).
     const warm = Math.max(100, Math.round(chunks / 2500));
     await load(2, warm, (i) => search(i + 500, 'standard', 'filled'));
     await load(2, Math.round(warm / 2), (i) => search(i + 600, 'advanced', 'filled'));
@@ -219,7 +219,7 @@ async function main(): Promise<void> {
       // The engine baseline of this row is measured in blocks alternating with the service's (PAIR_BLOCKS
       // each, same queries, same client count), so both see the same machine load: on this shared 2-core
       // machine the load swings within minutes, and a baseline measured in another phase moved the ratios
-      // by 0.3 and more between runs (ninth session).
+      // by 0.3 and more between runs.
       const pair = await paired(run.clients, n(run.requests), direct, (i) => search(i, run.tier, run.kind));
       const mean = (x: number) => Number((x / Math.max(1, seen.n)).toFixed(1));
       http.push({ engine: 'docsearch HTTP', tier: run.tier, request: run.kind, clients: run.clients, ...pair.service, hits: mean(seen.hits), tokens: mean(seen.tokens) });

@@ -1,4 +1,4 @@
-// What the API process holds while it serves searches (issue 15: "RSS ≤ 1.5 GB throughout"): starts the
+// What the API process holds while it serves searches ("RSS ≤ 1.5 GB throughout"): starts the
 // server as its own process on a namespace kept by `npm run bench:latency -- --keep`, runs rounds of C
 // concurrent searches (SciFact queries; default, filled and advanced bodies mixed) and prints, every 100
 // rounds, the process's RSS (/proc/<pid>/status) beside the V8 heap and external memory its /metrics

@@ -1,5 +1,5 @@
-// LanceDB's native hybrid query against the service's two engine calls (issue 15, part 2: "use its native
-// hybrid query where it ranks as well"). Two measurements:
+// LanceDB's native hybrid query against the service's two engine calls: does its native hybrid
+// query rank as well as the two calls fused here, and at what cost? Two measurements:
 //   1. cost, on a namespace kept by bench:latency (--reuse DIR): per query, interleaved, vector ∥ BM25 as two
 //      calls (the service's shape; once with the full chunk rows, once with the columns the service reads)
 //      and one native hybrid call (FTS + nearest neighbours, fused by LanceDB's RRFReranker, k = 60), at

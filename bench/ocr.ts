@@ -1,4 +1,4 @@
-// OCR benchmark (issue 15, part 3): throughput and accuracy of OCR on every scanned document of
+// OCR benchmark: throughput and accuracy of OCR on every scanned document of
 // ../shared/data/docs (pictures, and PDFs none of whose pages has a text layer; `--mixed` adds PDFs
 // with only some such pages, whose time then includes their text pages), parsed exactly as the
 // service does it: in the isolated parse children of a ParseRunner pool (src/ingest/isolation), as many
@@ -186,7 +186,7 @@ async function main(): Promise<void> {
 
   if (argv.includes('--write-reference')) {
     const texts = Object.fromEntries(rows.filter((r) => r.ok).map((r) => [r.file, r.text]));
-    fs.writeFileSync(REFERENCE, JSON.stringify({ note: 'OCR text of the 300-dpi pipeline before issue 15 (tesseract, OSD + language choice); written by npm run bench:ocr -- --write-reference', date: new Date().toISOString(), texts }, null, 2) + '\n');
+    fs.writeFileSync(REFERENCE, JSON.stringify({ note: 'OCR text of the former 300-dpi pipeline (tesseract, OSD + language choice); written by npm run bench:ocr -- --write-reference', date: new Date().toISOString(), texts }, null, 2) + '\n');
     console.log(`written ${path.relative(repoRoot, REFERENCE)}`);
   }
   writeResult('ocr.json', { date: new Date().toISOString(), node: process.version, summary, documents: rows.map(({ text: _t, ...r }) => r) });

@@ -1,4 +1,4 @@
-// Scale-out throughput (issue 14; docs/scale-out.md): for N = 1, 2, 4 it starts N API processes and N
+// Scale-out throughput (docs/scale-out.md): for N = 1, 2, 4 it starts N API processes and N
 // worker processes (real `src/main.ts` children, DOCSEARCH_ROLE=api|worker) on a fresh PostgreSQL
 // database and one fresh data directory, ingests F synthetic documents into ONE namespace (all through
 // the APIs, round robin) and measures files/s until every job is done, then runs C concurrent search

@@ -1,5 +1,5 @@
 // Before/after comparison of two builds of the search code in ONE process, on a namespace kept by
-// `npm run bench:latency -- --keep` (issue 15). Two server processes disagree in LanceDB's BM25 `_score`
+// `npm run bench:latency -- --keep`. Two server processes disagree in LanceDB's BM25 `_score`
 // in the 7th significant digit, which flips near-ties (docs/performance.md), so comparing `--dump` files of
 // two processes cannot prove that a change leaves results identical; two apps in one process can:
 //   1. identity: every (query × tier × body) response of the base build and of this checkout, byte for byte;
@@ -62,7 +62,7 @@ async function openApp(root: string, dir: string): Promise<App> {
 
 /**
  * True when two responses differ only as LanceDB's BM25 `_score` noise explains: its float32 value for the
- * same row and query can move by one ulp with what the process ran before (docs/performance.md, Round 7),
+ * same row and query can move by one ulp with what the process ran before (docs/decisions/2026-11-25-benchmark-method-and-native-hybrid.md),
  * which changes json scores in the 7th digit and may swap near-tied hits. json: the same hits (doc, content)
  * in the same order with every score within 1e-5 relative, or the same hits in another order;
  * prompt_ready: the same context lines in another order and the same token count.

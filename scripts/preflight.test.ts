@@ -1,4 +1,4 @@
-// The test-suite preflight (issue 16): what counts as missing, which packages fix it, and when it installs
+// The test-suite preflight: what counts as missing, which packages fix it, and when it installs
 // versus stops with the command. The probe itself runs against this machine.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

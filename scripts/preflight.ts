@@ -1,4 +1,4 @@
-// Test-suite preflight (issue 16), run by `npm test` (scripts/run-tests.mjs) before any test: the
+// Test-suite preflight, run by `npm test` (scripts/run-tests.mjs) before any test: the
 // integration tests start a real PostgreSQL server and nginx, OCR pictures in six languages and drive the
 // web console in headless Chromium (test/console.test.ts), so a
 // fresh machine needs Debian packages that `npm install` cannot bring. When something is missing and we

@@ -46,7 +46,7 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-// Issue 16: the machine set-up comes first, so a missing package is one clear message, not red tests.
+// The machine set-up comes first, so a missing package is one clear message, not red tests.
 const { preflight } = await tsImport('./preflight.ts', import.meta.url);
 if (!(await preflight(process.env))) process.exit(1);
 

@@ -73,9 +73,9 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   const cfg: Config = { ...config, serverSecret: resolveSecret(config) };
   const logger = opts.logger === false ? pino({ level: 'silent' }) : pino({ level: cfg.logLevel });
   await Promise.all([initAnalysis(), initEnglishForms()]); // query analysis needs both, before the first search
-  startEventLoopMonitor(); // lag reported by /readyz (issue 13)
+  startEventLoopMonitor(); // lag reported by /readyz
   const cp = await openControlPlane({ databaseUrl: cfg.databaseUrl, dataDir: cfg.dataDir, onIdleError: (err) => logger.warn({ err }, 'idle control-plane connection failed') });
-  // Issue 14: any number of nodes may share the index; one writer per namespace at a time (docs/scale-out.md).
+  // Any number of nodes may share the index; one writer per namespace at a time (docs/scale-out.md).
   const leaseStore = new LeaseStore(cp);
   const leases = new WriterLeases(leaseStore, {
     owner: leaseOwnerId(), ttlMs: cfg.scaleOut?.writerLeaseMs,
@@ -112,7 +112,7 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   const { auth, projects } = createProjectDomain({
     db: cp.db, config: cfg, logger,
     purgeNamespace: async (namespace: string, projectId: string) => {
-      await buckets.service.cancelForProject(projectId); // issue 6: its bucket tasks end first
+      await buckets.service.cancelForProject(projectId); // its bucket tasks end first
       await index.dropNamespace(namespace);
       await blobs.deletePrefix(`projects/${projectId}`);
       await deleteAbbreviations(cp.db, projectId);
@@ -134,13 +134,13 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   const removed = await documents.reconcileAll();
   if (removed) logger.info({ removed }, 'reconcile removed orphan chunks');
 
-  // Issue 3: documents are parsed in child processes bounded in time and memory (one per worker slot).
+  // Documents are parsed in child processes bounded in time and memory (one per worker slot).
   const fairSlots = cfg.workerFairSlots ?? 0;
   const parser = new ParseRunner({
     size: cfg.workerConcurrency + fairSlots, timeoutMs: cfg.parse?.timeoutMs, maxMemoryMb: cfg.parse?.maxMemoryMb,
     limits: cfg.parse ? { maxPages: cfg.parse.maxPages, maxOcrPages: cfg.parse.maxOcrPages, ocr: cfg.parse.ocr } : undefined,
   });
-  // Issue 16: missing Tesseract data is one warning at start-up, not a surprise per scanned document.
+  // Missing Tesseract data is one warning at start-up, not a surprise per scanned document.
   if (cfg.role !== 'api') {
     const ocrWarning = await checkOcrSetup({ ocr: cfg.parse?.ocr ?? true, fixedLangs: cfg.parse?.ocrLangs });
     if (ocrWarning) logger.warn(ocrWarning);
@@ -150,7 +150,7 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
     onDocumentCommitted: (ns) => maintainer.touch(ns),
   });
   const worker = new Worker(queue, [ingestKind], { leaseMs: cfg.jobLeaseMs, pollMs: cfg.workerPollMs, concurrency: cfg.workerConcurrency, fairSlots, logger });
-  // Issue 5: completion webhooks and durable cleanup run as internal job kinds in their own worker.
+  // Completion webhooks and durable cleanup run as internal job kinds in their own worker.
   const webhookOpts = { retryBaseMs: cfg.webhookRetryBaseMs, maxAttempts: cfg.webhookMaxAttempts, timeoutMs: cfg.webhookTimeoutMs };
   const webhookKind = webhookDeliveryJobKind({ cp, net, secrets: webhookSecrets, logger, opts: webhookOpts });
   queue.onTerminal(completionTerminalHook(queue, webhookOpts));
@@ -158,7 +158,7 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   const internalWorker = new Worker(queue, [webhookKind, cleanupJobKind([ingestKind, webhookKind])],
     { leaseMs: cfg.jobLeaseMs, pollMs: cfg.workerPollMs, concurrency: 2, logger });
   jobs.attach([worker], [ingestKind, webhookKind]);
-  // Issue 6: bucket task drivers (long-running) and their completion e-mails, in workers of their own.
+  // Bucket task drivers (long-running) and their completion e-mails, in workers of their own.
   const bucketWorker = new Worker(queue, [buckets.driverKind], { leaseMs: cfg.jobLeaseMs, pollMs: cfg.workerPollMs, concurrency: buckets.concurrentTasks, logger });
   const bucketMailWorker = new Worker(queue, [buckets.emailKind], { leaseMs: cfg.jobLeaseMs, pollMs: cfg.workerPollMs, concurrency: 1, logger });
 

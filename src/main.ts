@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   if (config.role !== 'worker') {
     await app.http.listen({ port: config.port, host: config.host });
   }
-  // Issue 14: a worker answers probes (and /metrics) on DOCSEARCH_PROBE_PORT when one is set.
+  // A worker answers probes (and /metrics) on DOCSEARCH_PROBE_PORT when one is set.
   const probes = config.role === 'worker' && config.probePort !== undefined ? await buildProbeServer(app.services) : undefined;
   await probes?.listen({ port: config.probePort, host: config.host });
   if (config.role !== 'api') app.startWorkers();

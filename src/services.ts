@@ -28,7 +28,7 @@ export interface Services {
   index: NamespaceIndex;
   blobs: BlobStore;
   embedder: Embedder;
-  /** Reranker of the advanced tier (issue 7; docs/models.md); null when DOCSEARCH_RERANKER=none. */
+  /** Reranker of the advanced tier (docs/models.md); null when DOCSEARCH_RERANKER=none. */
   reranker: ConfiguredReranker | null;
   net: NetGuard;
   auth: AuthService;
@@ -37,16 +37,16 @@ export interface Services {
   documents: DocumentService;
   search: SearchService;
   queue: JobQueue;
-  /** Typed-attribute registry, ingest resolution and search prefilters (issue 4). */
+  /** Typed-attribute registry, ingest resolution and search prefilters. */
   attributes: AttributeService;
-  /** Job endpoints: status, cancel/delete, status stream (issue 5). */
+  /** Job endpoints: status, cancel/delete, status stream. */
   jobs: JobService;
-  /** Per-project completion-webhook signing secrets (issue 5). */
+  /** Per-project completion-webhook signing secrets. */
   webhookSecrets: WebhookSecrets;
-  /** Bulk bucket ingestion tasks (issue 6). */
+  /** Bulk bucket ingestion tasks. */
   buckets: BucketService;
-  /** Prometheus metrics of this process (GET /metrics; issue 12). */
+  /** Prometheus metrics of this process (GET /metrics). */
   metrics: Metrics;
-  /** Request-rate counters in the control plane, shared by API processes (issue 13; docs/admission.md). */
+  /** Request-rate counters in the control plane, shared by API processes (docs/admission.md). */
   rateCounters?: RateCounters;
 }

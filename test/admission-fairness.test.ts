@@ -1,4 +1,4 @@
-// Fair parse slots and the in-flight ingest cap (issue 13): one project flooding the service with slow
+// Fair parse slots and the in-flight ingest cap: one project flooding the service with slow
 // documents (remote files that trickle in and hold a worker slot) must not delay another project's
 // single small document, on either control plane; and a project past its cap of unfinished ingests gets
 // 429 rate_limited with Retry-After before its upload is read, and parallel uploads never pass the cap together

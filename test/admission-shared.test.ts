@@ -1,4 +1,4 @@
-// Rate limits shared across API processes (issue 13): two application instances on one PostgreSQL
+// Rate limits shared across API processes: two application instances on one PostgreSQL
 // database count against one budget per project and per client IP (control-plane counters,
 // DOCSEARCH_RATE_LIMIT_STORE=shared, the default with PostgreSQL), and the counters themselves are
 // exact under concurrent hits on both control planes.

@@ -1,4 +1,4 @@
-// Admission control (issue 13): per-project search and ingest rate limits, a per-client-IP limit, login
+// Admission control: per-project search and ingest rate limits, a per-client-IP limit, login
 // backoff per account and per IP, and a cap on open job status streams per project — each answered with
 // 429 rate_limited, Retry-After and the one error body shape, and without touching other projects.
 import { test, describe, before, after } from 'node:test';

@@ -1,6 +1,6 @@
-// Issue 11 against the real HTTP server: "done means searchable" (two documents ingested at once into a
+// Answers in context against the real HTTP server: "done means searchable" (two documents ingested at once into a
 // fresh project and searched the moment their jobs report done) and scores that do not make a second
-// relevant passage vanish behind a first one (the billing-cutover deck of the issue).
+// relevant passage vanish behind a first one (a billing-cutover deck).
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -61,7 +61,7 @@ describe('answers in the default context', () => {
   });
 
   test('the answering slide passes min_relevance whatever another slide scores', async () => {
-    // Issue 11: the answer scored 0.0047 behind the previous slide's 0.87 with relative features.
+    // The answer scored 0.0047 behind the previous slide's 0.87 with relative features.
     const r = await api(server.baseUrl, key, 'POST', '/v3/docsearch/search', { query: 'When is the billing system cutover?', format: 'json', expand_tightness: 0 });
     assert.equal(r.status, 200);
     const hits = (r.body as { results: Array<{ doc_id: string; content: string; score: number }> }).results;

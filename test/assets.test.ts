@@ -1,4 +1,4 @@
-// Document understanding through the real server (issue 3): tables and figures become assets counted
+// Document understanding through the real server: tables and figures become assets counted
 // in table_count / image_count and returned by search with return_assets; pictures are OCR'd; X-Base-URL
 // resolves linked images of Markdown through the SSRF guard; a zip bomb and a 10,000-page PDF fail
 // their own jobs while the server keeps serving; deleting a document removes its assets.

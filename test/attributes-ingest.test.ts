@@ -1,4 +1,4 @@
-// Ingest-side rules of typed attributes over real HTTP, on SQLite and PostgreSQL (issue 4): every
+// Ingest-side rules of typed attributes over real HTTP, on SQLite and PostgreSQL: every
 // limit and error code of the attribute and unencrypted-string headers (a rejected request leaves no
 // job, no blob and no registered name behind), inference and declaration through the API, the 64-name
 // cap, concurrent first uses of a name resolving to one type, and GET /v3/docsearch/attributes'

@@ -1,4 +1,4 @@
-// Typed attributes end to end over real HTTP (issue 4): documents ingested with every one of the 12
+// Typed attributes end to end over real HTTP: documents ingested with every one of the 12
 // types, then one table-driven search per (type, operator) pair of the spec's operator table, each
 // with matching and non-matching documents; every type's unsupported operators; unknown names; filters
 // combined with doc_ids / exclude_doc_ids / doc_filter / unencrypted_strings_match; the legacy headers

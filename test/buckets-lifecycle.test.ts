@@ -1,4 +1,4 @@
-// Bucket ingest task lifecycle through the HTTP API (issue 6): dry run (validation report, sample,
+// Bucket ingest task lifecycle through the HTTP API: dry run (validation report, sample,
 // cross-region egress estimate; nothing created), acknowledge_egress_cost, one active task per account
 // (409), pause/resume (paused_user, back to the phase it paused in), cancel (-> failed, described as
 // cancelled; idempotent; retryFailed refused), request validation, the SSRF guard on user endpoints, 404s,
@@ -74,7 +74,7 @@ describe('bucket ingest task lifecycle', () => {
     const r = await create(key, { source: s3source(), filter_glob: '*.md' });
     assert.equal(r.status, 202);
     const id = (r.body as any).bucket_ingest_task_id;
-    // Content-Type: application/json with no body (as many clients send) is accepted (issue 13 §5).
+    // Content-Type: application/json with no body (as many clients send) is accepted.
     const json = { 'content-type': 'application/json' };
     const p = await api(server.baseUrl, key, 'POST', `/v3/docsearch/ingestBucket/${id}/pause`, undefined, json);
     assert.equal(p.status, 200, JSON.stringify(p.body));
@@ -94,7 +94,7 @@ describe('bucket ingest task lifecycle', () => {
       assert.equal(second.status, 409, JSON.stringify(second.body));
       assert.equal((second.body as any).code, 'task_already_active');
       if (k === key) assert.deepEqual((second.body as any).details, { active_task_id: id, active_task_state: 'paused_user' });
-      // Another project of the account learns that a task is active, not its id or state (issue 13 §3).
+      // Another project of the account learns that a task is active, not its id or state.
       else assert.ok(!JSON.stringify(second.body).includes(id) && !JSON.stringify(second.body).includes('paused_user'), JSON.stringify(second.body));
     }
     const resumed = await api(server.baseUrl, key, 'POST', `/v3/docsearch/ingestBucket/${id}/resume`, undefined, json);
@@ -134,7 +134,7 @@ describe('bucket ingest task lifecycle', () => {
     const retry = await api(server.baseUrl, key, 'POST', `/v3/docsearch/ingestBucket/${id}/retryFailed`);
     assert.equal(retry.status, 409);
     assert.equal((retry.body as any).code, 'task_cancelled');
-    // Nothing a cancelled task says points to retryFailed, which would only answer 409 (issue 13 §5).
+    // Nothing a cancelled task says points to retryFailed, which would only answer 409.
     assert.doesNotMatch(cancelled.state_description, /retryFailed/);
     for (const action of ['resume', 'pause']) {
       const r2 = await api(server.baseUrl, key, 'POST', `/v3/docsearch/ingestBucket/${id}/${action}`);
@@ -167,7 +167,7 @@ describe('bucket ingest task lifecycle', () => {
       [{ source: s3source({ endpoint: 'http://169.254.169.254' }) }, {}, 403, 'remote_url_forbidden'],
       [{ source: s3source({ endpoint: 'file:///etc/passwd' }) }, {}, 403, 'remote_url_forbidden'],
       [{ source: s3source() }, { 'x-completion': 'https://example.com/' + 'a'.repeat(1100) }, 400, 'invalid_header'],
-      // A dry run checks X-Completion as the real create does (issue 13 §5).
+      // A dry run checks X-Completion as the real create does.
       [{ source: s3source(), dry_run: true }, { 'x-completion': 'https://example.com/' + 'a'.repeat(1100) }, 400, 'invalid_header'],
       [{ source: s3source(), dry_run: true }, { 'x-completion': 'not a target' }, 400, 'invalid_header'],
       [{ source: s3source() }, { 'x-completion': 'ops@example.com' }, 400, 'invalid_header'],

@@ -1,4 +1,4 @@
-// Bucket ingest limits, pauses and durability (issue 6), through the HTTP API against a real S3-protocol
+// Bucket ingest limits, pauses and durability, through the HTTP API against a real S3-protocol
 // server: a server restart in the middle of a task resumes from the checkpoint without re-ingesting or
 // duplicating files; the file cap ends the task done_with_errors straight from listing with everything up
 // to the cap ingested; the monthly file credits and egress quota pause the task

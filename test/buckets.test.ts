@@ -1,4 +1,4 @@
-// Bulk bucket ingestion (issue 6) end to end through the HTTP API, against a real S3-protocol server
+// Bulk bucket ingestion end to end through the HTTP API, against a real S3-protocol server
 // (s3rver behind a SigV4-verifying proxy), a real SMTP server and a webhook receiver, on SQLite and on
 // PostgreSQL: a prefix + glob selection ingests to done and every file is searchable; completion reaches
 // the webhook (signed) and the inbox exactly once; a wrong secret pauses with paused_credential_error

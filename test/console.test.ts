@@ -1,4 +1,4 @@
-// The web console end to end (issue 12 §4) in real headless Chromium: Debian's `chromium` driven by
+// The web console end to end in real headless Chromium: Debian's `chromium` driven by
 // playwright-core (never a downloaded browser). Against the real service it signs in with a pasted
 // project key, uploads tracemonkey.pdf through the file input and wiki.md by drag-and-drop, watches both
 // jobs finish on their live status streams (and a password-protected PDF fail with its error code),

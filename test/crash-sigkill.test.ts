@@ -1,4 +1,4 @@
-// Crash safety (issue 5): the real server (child process, SQLite + LanceDB) is SIGKILLed at random
+// Crash safety: the real server (child process, SQLite + LanceDB) is SIGKILLed at random
 // moments during ingests, deletes, cancels and webhook deliveries, restarted, and after each restart
 // every job must end done or failed, no document may be half visible, no chunk may lack a document,
 // nothing done may be lost, and every terminal job must get exactly one (verifiable) completion event.

@@ -1,4 +1,4 @@
-// Issue 11 against the real HTTP server: an English question finds a passage that writes its words in
+// Against the real HTTP server: an English question finds a passage that writes its words in
 // another form — a derivation ("acquired" / "acquisitions", analysis/english-forms.ts) or the other spelling
 // ("tumor" / "tumour") — in the default context, with the forms loaded at start-up (createApp). Without the
 // forms both questions get an empty context: no document holds their words as written.

@@ -1,4 +1,4 @@
-// Issue 13: every error is in the one body shape {code, message, status, details?} — also those that
+// Every error is in the one body shape {code, message, status, details?} — also those that
 // Fastify's router (bad percent-encoding, over-long path parameters) and Node's HTTP parser (invalid
 // header bytes, oversized headers, a broken request line) produce before any route runs. Raw sockets,
 // because fetch() refuses to send most of these requests.

@@ -1,4 +1,4 @@
-// Issue 13, "the main thread only routes": the attacks that froze every tenant — a ReDoS-shaped
+// "The main thread only routes": the attacks that froze every tenant — a ReDoS-shaped
 // unencrypted_strings_match and a multi-megabyte text file that is one unbroken line — run while
 // /healthz is probed every 20 ms; the probes' p99 must stay under 100 ms (DESIGN.md's event-loop budget)
 // and the ingest must end (done, or failed with a code). The server's own lag (/readyz) is reported.
@@ -39,7 +39,7 @@ function sequence(mb: number): Buffer {
   return out;
 }
 
-describe('event loop stays free under hostile requests (issue 13)', () => {
+describe('event loop stays free under hostile requests', () => {
   let server: TestServer;
   let key: string;
 

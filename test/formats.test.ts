@@ -11,7 +11,7 @@ import path from 'node:path';
 import { startTestServer, createProject, type TestServer } from './helpers/start-test-server.ts';
 import { api, dataPath, ingestFile, waitForJob } from './helpers/api.ts';
 
-// Every directory of ../shared/data/docs (issue 3: every file through the HTTP API).
+// Every directory of ../shared/data/docs (every file through the HTTP API).
 const DIRS = ['pdf', 'img', 'pptx', 'xlsx', 'ods', 'odt', 'odp', 'epub', 'rtf', 'eml', 'csv', 'txt', 'md', 'html', 'docx'];
 
 interface Expect {

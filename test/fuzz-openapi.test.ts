@@ -1,4 +1,4 @@
-// Standing attack test (issue 13 part 4): 300 seeded requests generated from the service's own OpenAPI
+// Standing attack test: 300 seeded requests generated from the service's own OpenAPI
 // document (test/helpers/openapi-fuzz.ts) against a real server on loopback. No request may get a 5xx,
 // and every error body must be {code, message, status, details?} with status equal to the HTTP status.
 // Operations that would reach out of the machine (bucket sources and their credentials) are left out;

@@ -1,4 +1,4 @@
-// Existing status-stream clients (issue 12 §6, docs/compat.md), checked over real HTTP as the Grill MCP
+// Existing status-stream clients (docs/compat.md), checked over real HTTP as the Grill MCP
 // client talks: (a) the stream's `error` is the message string, its code in `error_code`, while the JSON
 // status keeps `error: {code, message}`; (b) an account key reads, streams and deletes a job without
 // X-Project-ID when its account owns the job (404 otherwise); (c) the document of a single-file ingest

@@ -72,7 +72,7 @@ describe('ingest validation', () => {
     assert.ok(s.error?.code && s.error.message);
   });
 
-  test('control and bidi characters are stripped from stored file names (issue 13 §3)', async () => {
+  test('control and bidi characters are stripped from stored file names', async () => {
     // NUL, an ANSI colour sequence, a bell and U+202E RIGHT-TO-LEFT OVERRIDE, sent RFC 5987-encoded.
     const evil = "attachment; filename*=UTF-8''re%00port%1B%5B31m-red%07%E2%80%AEtxt.md";
     const r = await raw({ 'content-type': 'application/octet-stream', 'content-disposition': evil }, '# Report\n\nQuarterly lichen counts.\n');

@@ -1,4 +1,4 @@
-// End-to-end path of issue 2 against the real HTTP server on SQLite and on PostgreSQL: ingest real
+// The end-to-end path against the real HTTP server on SQLite and on PostgreSQL: ingest real
 // documents (raw upload and X-Remote-URL), poll jobs to done, search in both formats, list, get,
 // delete, and check a deleted document never comes back.
 import { test, describe, before, after } from 'node:test';
@@ -124,7 +124,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         assert.equal(done.status, 'done', JSON.stringify(done));
         const doc = (await api(server.baseUrl, key, 'GET', `/v3/docsearch/docs/${done.doc_id}`)).body as { canonical_url: string; filename: string };
         assert.equal(doc.canonical_url, `http://127.0.0.1:${port}/files/wiki.md`);
-        // Name and type come from the final URL (issue 13 §5): a .md served as octet-stream behind a
+        // Name and type come from the final URL: a .md served as octet-stream behind a
         // redirect from an extension-less URL is read as Markdown, not refused with 415.
         const r2 = await api(server.baseUrl, key, 'POST', '/v3/docsearch/ingest', undefined, { 'x-remote-url': `http://127.0.0.1:${port}/download?id=7` });
         assert.equal(r2.status, 201, JSON.stringify(r2.body));

@@ -1,4 +1,4 @@
-// Helpers of the job tests (issue 5): a streaming Server-Sent-Events reader over real HTTP, a local
+// Helpers of the job tests: a streaming Server-Sent-Events reader over real HTTP, a local
 // "remote file" server whose responses can be held back (to keep a job in processing), and an nginx
 // reverse proxy in a temp dir (for the SSE-through-a-proxy check; Debian package nginx-light).
 import { spawn, type ChildProcess } from 'node:child_process';

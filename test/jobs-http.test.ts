@@ -1,4 +1,4 @@
-// The job endpoints over real HTTP (issue 5): the status stream (SSE) from a real client through every
+// The job endpoints over real HTTP: the status stream (SSE) from a real client through every
 // transition, heartbeats, Last-Event-ID resume, 204 after the end, the root mount and an nginx reverse
 // proxy; GET /jobs/{id}/status scoping; DELETE /jobs/{id} in each state (pending, processing, done,
 // failed) with its data effects; failure codes a user can act on; Idempotency-Key replay.

@@ -1,4 +1,4 @@
-// Completion webhooks (issue 5) against a real local HTTP receiver: one signed event per terminal job
+// Completion webhooks against a real local HTTP receiver: one signed event per terminal job
 // (done, failed, cancelled), verified with the documented Standard Webhooks algorithm; retries with
 // backoff after the receiver fails twice, every attempt recorded; delivery after a restart; the SSRF
 // guard on the target (at ingest and at connect time); secret endpoint and rotation.

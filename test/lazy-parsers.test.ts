@@ -1,4 +1,4 @@
-// Issue 15: the API process (DOCSEARCH_ROLE=api, and the main thread of role `all`, which parses in child
+// The API process (DOCSEARCH_ROLE=api, and the main thread of role `all`, which parses in child
 // processes) must not load the parser libraries it never runs. A fresh Node process imports the
 // application (src/app.ts, what `npm start` builds) with a module-loading hook that records every file
 // loaded; no parser module or parser library may be among them. Then parsing one Markdown file loads

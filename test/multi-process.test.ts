@@ -1,4 +1,4 @@
-// The scale-out proof (issue 14; docs/scale-out.md): PostgreSQL + two API processes + two worker
+// The scale-out proof (docs/scale-out.md): PostgreSQL + two API processes + two worker
 // processes (DOCSEARCH_ROLE=api|worker, started here as real child processes) over one S3 bucket (the
 // s3rver test server behind its SigV4 proxy: original files and the LanceDB index both in the bucket).
 // Ingest through one API and search through the other; delete and see it gone on both; both workers

@@ -1,4 +1,4 @@
-// The whole service on object storage (issue 14 part 1): PostgreSQL control plane, blobs AND the LanceDB
+// The whole service on object storage: PostgreSQL control plane, blobs AND the LanceDB
 // data plane on a real S3-protocol server (s3rver behind a SigV4-checking proxy that also enforces
 // If-None-Match, test/helpers/s3-server.ts), configured only through DOCSEARCH_BLOB_URI / DOCSEARCH_INDEX_URI
 // and DOCSEARCH_S3_*. Real documents are ingested, searched, deleted; /readyz reports each store; a

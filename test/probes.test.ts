@@ -1,4 +1,4 @@
-// Health and readiness per role (issue 14 part 5): /readyz names the process's role and probes each of
+// Health and readiness per role: /readyz names the process's role and probes each of
 // its dependencies; a worker process (`npm start` with DOCSEARCH_ROLE=worker) serves no API but answers
 // /healthz, /readyz and /metrics on DOCSEARCH_PROBE_PORT.
 import { test, describe, after } from 'node:test';

@@ -129,7 +129,7 @@ describe('search endpoints', () => {
     assert.equal(wide.result_count + wide.results_dropped, tight.result_count + tight.results_dropped);
   });
 
-  test('max_tokens is a hard ceiling also when the best hit alone must be cut (issue 13 §5: 100 gave 101)', async () => {
+  test('max_tokens is a hard ceiling also when the best hit alone must be cut (100 once gave 101)', async () => {
     let cut = 0;
     for (const query of ['duck', 'trace-based just-in-time compilation of JavaScript loops', 'Norwich City football club stadium']) {
       for (const max of [100, 101, 157]) {

@@ -1,4 +1,4 @@
-// Issue 11 against the real HTTP server, on each control-plane backend: a question that writes a short form
+// Against the real HTTP server, on each control-plane backend: a question that writes a short form
 // differently from the documents ("net PPNE" where a filing defines "property, plant and equipment (PP&E)")
 // gets the balance-sheet page that writes only the long form, because the filing's definition was stored at
 // ingest (analysis/abbreviations.ts) and the query takes its long form (search/stages/short-forms.ts).

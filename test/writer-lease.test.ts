@@ -1,4 +1,4 @@
-// The per-namespace writer lease (issue 14) on both control-plane backends: exclusive, re-entrant within
+// The per-namespace writer lease on both control-plane backends: exclusive, re-entrant within
 // a process, renewed while held, taken over after the TTL when the holder stopped renewing (died), a
 // stalled holder notices the take-over and re-acquires before its next commit, and a queued node gets
 // the lease before a holder that keeps re-acquiring it; a holder known to be dead is taken over at once. Each "node" is a WriterLeases with its own owner.

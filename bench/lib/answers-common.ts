@@ -1,4 +1,4 @@
-// Shared parts of the answer-in-context evaluation (bench/answers.ts, issue 11): the verbose question
+// Shared parts of the answer-in-context evaluation (bench/answers.ts): the verbose question
 // rule, the search calls a user makes (default prompt-ready request, the same request as JSON for the
 // pages of the admitted hits, and the full JSON ranking for nDCG/recall), and the calibration bins.
 import type { BenchApp } from './bench-app.ts';

@@ -1,4 +1,4 @@
-// The data sets of the answer-in-context evaluation (bench/answers.ts, issue 11), each loaded into real
+// The data sets of the answer-in-context evaluation (bench/answers.ts), each loaded into real
 // docsearch projects and asked through the HTTP layer:
 //   financebench  the 43 filings of qa/financebench and qa/financebench-dev ingested into ONE project
 //                 through POST /docsearch/ingest (real parse/chunk/embed jobs); each set's questions (30

@@ -1,4 +1,4 @@
-// The engine baseline of the search benchmarks (issue 15): LanceDB queried directly on a namespace table,
+// The engine baseline of the search benchmarks: LanceDB queried directly on a namespace table,
 // vector top-k ∥ BM25 top-k with the service's ANN parameters. bench:latency, bench/search-ab.ts and
 // bench/native-hybrid.ts all measure against it, so it is defined once here.
 import path from 'node:path';

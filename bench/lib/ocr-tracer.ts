@@ -1,4 +1,4 @@
-// Where OCR's CPU goes (`npm run bench:ocr -- --trace`, issue 15): every scan is parsed in this process,
+// Where OCR's CPU goes (`npm run bench:ocr -- --trace`): every scan is parsed in this process,
 // one document and one tesseract run at a time, with a tracer (src/ingest/parse/ocr-trace.ts) that
 // records each tesseract run and each image preparation step: wall ms, CPU ms of this process (sharp,
 // canvas rendering, pixel loops) and of its reaped children (tesseract; /proc/self/stat cutime+cstime,

@@ -3,8 +3,8 @@
 // and rel+10 abstracts; XQuAD even-numbered articles in 12 languages over 1, 10 and 240 paragraphs and over
 // article documents; every question plain and wrapped), each query's best RERANK_MODEL.depth regions as
 // the served advanced tier sees them (rerank.ts rerankCandidate, the document title as fallback title).
-// Before the nineteenth session the reranker was fitted on SciFact train alone; on long documents its
-// scores then left most FinanceBench contexts empty (docs/models.md).
+// Fitted on SciFact train alone, the reranker's scores left most FinanceBench contexts empty on long
+// documents (docs/models.md); hence every kind of training data.
 import { rerankFeatures, RERANK_FEATURES, type SentenceEmbed } from '../../src/models/builtin-reranker-features.ts';
 import type { RerankCandidate, RerankQuery } from '../../src/models/reranker.ts';
 import { rerankCandidate, rerankQueryTerms } from '../../src/search/stages/rerank.ts';

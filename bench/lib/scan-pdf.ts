@@ -1,4 +1,4 @@
-// A synthetic multi-page scanned PDF for the OCR benchmark (issue 15: "a 10-page scan is OCR'd page by
+// A synthetic multi-page scanned PDF for the OCR benchmark ("a 10-page scan is OCR'd page by
 // page"): ../shared/data/docs has only one-page scans, so `npm run bench:ocr -- --multipage` builds a
 // PDF whose every page is one picture of the data set (JPEG, painted over the whole page, no text
 // layer), as a scanner writes it, and checks that its pages are read side by side.

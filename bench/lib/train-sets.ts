@@ -1,4 +1,4 @@
-// Training data for the relevance model (bench/fit-relevance.ts, issue 11) and the builtin reranker
+// Training data for the relevance model (bench/fit-relevance.ts) and the builtin reranker
 // (bench/fit-reranker.ts): candidate hits exactly as the service scores them (SearchService.rank: analysis, retrieval, fusion, anchor, coverage, grouping), from
 // TRAINING splits of several kinds of data, in namespaces of several sizes, each question asked plain and
 // wrapped in an agent-style instruction (trainWrap: templates of its own, distinct from the evaluation's

@@ -1,5 +1,5 @@
 // Abbreviations a document defines, so that a query written with the short form finds passages written
-// with the long form (issue 11). Filings, papers and manuals define a term once — "Purchases of property,
+// with the long form. Filings, papers and manuals define a term once — "Purchases of property,
 // plant and equipment (PP&E)", "tumor necrosis factor (TNF)" — and then write either form; a question asks
 // for "net PPNE" or "TNF levels" and no lexical or GloVe match links the letters to the words. Definitions are
 // found at ingest with the algorithm of Schwartz & Hearst 2003 ("A simple algorithm for identifying

@@ -37,7 +37,7 @@ const MIXED = /\p{L}/u;
  * splitOnNumerics and preserveOriginal): after "fy2018" also "fy" and "2018", after "covid19" also "covid"
  * and "19", so "FY2018" matches a table headed "2018". Only when every part has at least 2 characters
  * ("q2", "10k", "b2b" stay whole: their parts would be noise). A compound the segmenter kept whole across
- * an apostrophe or underscore is first cut there (joinedParts, seventeenth session).
+ * an apostrophe or underscore is first cut there (joinedParts).
  * @returns the parts, or null when the term is not split
  */
 function alnumParts(term: string): string[] | null {

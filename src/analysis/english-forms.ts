@@ -1,4 +1,4 @@
-// Other English forms of a query word (issue 11), for the query side. Snowball stems inflections ("acquired",
+// Other English forms of a query word, for the query side. Snowball stems inflections ("acquired",
 // "acquires" → acquir) but neither derivations ("acquisition" → acquisit, "expenditure" → expenditur against
 // "expend") nor British and American spellings ("tumour" → tumour, "tumor" → tumor; "randomised" →
 // randomis, "randomized" → randomiz), so a question asking which companies were "acquired" missed a page

@@ -56,17 +56,17 @@ const ALGORITHM_BY_LANG: Readonly<Record<string, string>> = {
 
 /**
  * Languages the `snowball-stemmers` port lacks, stemmed by `@orama/stemmers`.
- * - Greek and Hindi (seventeenth session): without them that text was only lower-cased and folded, so
+ * - Greek and Hindi: without them that text was only lower-cased and folded, so
  *   "δάσους" never met "δάσος" and "लड़कों" never met "लड़का". XQuAD long documents of the training half
  *   (bench:answers --sets books) answered 0.84 (el) and 0.90 (hi) of questions over the namespace, against
  *   0.93–0.99 for the stemmed languages; with them 0.93 and 0.97.
- * - Ukrainian, Indonesian, Lithuanian, Nepali and Serbian (eighteenth session): languages the detector
+ * - Ukrainian, Indonesian, Lithuanian, Nepali and Serbian: languages the detector
  *   (language-detect.ts, eld) reports that had no stemmer although Snowball has one. No evaluation set here
  *   holds them; the Greek and Hindi measurements are the evidence for the same gap.
- * - Bulgarian (nineteenth session): Orama's port of Lucene's BulgarianStemmer (Nakov's light stemmer,
+ * - Bulgarian: Orama's port of Lucene's BulgarianStemmer (Nakov's light stemmer,
  *   not Snowball) rewrites letters of its argument in place, as the Java original does with its char[];
  *   given a JS string it throws for every word whose ending it rewrites ("потери", "учениците"), so it
- *   gets a character array (charArrayStem). Until then Bulgarian was only lower-cased and folded.
+ *   gets a character array (charArrayStem); without the stemmer Bulgarian is only lower-cased and folded.
  *   Malay (`ms`, which eld reports for most Indonesian text) uses the Indonesian algorithm, whose prefixes
  *   and suffixes are those of the shared standard language; Croatian and Bosnian (`hr`, `bs`; eld reports
  *   `hr` for Latin-script Serbian) use the Serbian one, which reads both scripts and maps Cyrillic to Latin.

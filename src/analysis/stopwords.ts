@@ -1,4 +1,4 @@
-// Query-side stopwords (issue 11: "verbose questions analysed so that instruction boilerplate and
+// Query-side stopwords ("verbose questions analysed so that instruction boilerplate and
 // stopwords do not outweigh the content words"). Lists come from the `stopword` package (62 languages,
 // short curated lists: 108 English words such as "the", "is", "what", not content words). They are
 // analysed with the same analyser as documents, so the comparison is term-to-term (stemmed, folded).

@@ -1,4 +1,4 @@
-// A chunk's analysed terms as a sorted set of 32-bit hashes, stored at ingest (issue 15): the coverage
+// A chunk's analysed terms as a sorted set of 32-bit hashes, stored at ingest: the coverage
 // feature (search/stages/coverage.ts) asks of every candidate "which query terms does it hold?". Answering
 // from the stored term string meant reading ≈ 2 KB of UTF-8 per candidate from the engine, decoding it into
 // a JavaScript string and scanning it; a sorted hash set is ≈ 4 bytes per distinct term and answers each

@@ -1,6 +1,6 @@
 // LLM token estimates for chunk sizing and context budgets (DESIGN.md §4): gpt-tokenizer's o200k_base
 // encoding, with special-token checks off so user text containing `<|endoftext|>` cannot throw.
-// Cost is kept linear in the text (issue 13): BPE on one pre-token is superlinear in its length
+// Cost is kept linear in the text: BPE on one pre-token is superlinear in its length
 // (measured with gpt-tokenizer 4: 0.1 µs/char at 4 KiB, 1.4 µs at 16 KiB, 18 µs at 32 KiB, so one
 // 200 KB run of a FASTA line took 70 s), so text is encoded in pieces of at most PIECE characters.
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';

@@ -115,7 +115,7 @@ export class BucketService {
         throw new AppError('validation_failed', `source.endpoint: ${(err as Error).message}`, { field: 'source.endpoint' });
       }
     }
-    // X-Completion is checked before a dry run too: a dry run answers what the real create would (issue 13 §5).
+    // X-Completion is checked before a dry run too: a dry run answers what the real create would.
     const targets = parseCompletionHeader(completionHeader, this.d.net, this.d.smtpConfigured);
     if (req.dry_run) return { dryRun: await dryRun(spec, creds, req.filter_glob || null, this.d.net, this.d.homeRegion, this.d.fileCap) };
     const home = this.d.homeRegion?.toLowerCase();

@@ -1,7 +1,7 @@
 // Completion notification of a bucket task (spec "Events": X-Completion with pipe-separated webhook or
 // e-mail targets, ≤ 1024 bytes, sent once when the task reaches a terminal state). The event is recorded
 // INSIDE the transaction that makes the task terminal — a webhook delivery row + an internal webhook job
-// (reusing issue 5's signed, retried, SSRF-guarded sender in src/notifications/) and an e-mail row + an
+// (reusing the ingest jobs' signed, retried, SSRF-guarded sender in src/notifications/) and an e-mail row + an
 // e-mail job per address — so it exists exactly once per run (retryFailed starts a new run, and its end
 // is notified again, with a new event id).
 import crypto from 'node:crypto';

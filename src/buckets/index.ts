@@ -1,4 +1,4 @@
-// Composition of the bucket-ingest domain (issue 6): the API service, the driver and e-mail job kinds
+// Composition of the bucket-ingest domain: the API service, the driver and e-mail job kinds
 // (app.ts runs them in their own Workers, so a long-running task never takes an ingest slot), and the
 // watchdog that gives every running task a driver after a restart.
 import type { Logger } from 'pino';

@@ -36,7 +36,7 @@ export class TaskStore {
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       const other = await this.activeForAccount(row.account_id);
-      // The active task is named only to its own project: another project's ids and states stay hidden (issue 13 §3).
+      // The active task is named only to its own project: another project's ids and states stay hidden.
       if (other && other.project_id === row.project_id) {
         throw new AppError('task_already_active', 'This project already has an active bucket ingest task; wait for it to finish, or cancel it, before starting another.',
           { active_task_id: other.id, active_task_state: other.state });

@@ -110,7 +110,7 @@ export class DocumentService {
     if (indexed.length === 0) return 0;
     // Jobs first, documents second: a job that commits in between (done and its document row in one
     // transaction) is then seen in one of the two reads, never in neither (another node may be
-    // committing while this one starts and reconciles, issue 14).
+    // committing while this one starts and reconciles).
     const inFlight = new Set((await this.deps.cp.db.selectFrom('jobs').select('doc_id')
       .where('project_id', '=', projectId).where('status', 'in', ['pending', 'processing']).execute()).map((r) => r.doc_id));
     const known = new Set((await this.deps.cp.db.selectFrom('documents').select('doc_id')

@@ -1,6 +1,6 @@
 // A worker process serves no API, but an orchestrator still needs to probe it and Prometheus to scrape
 // it: with DOCSEARCH_PROBE_PORT set, role worker listens there with only /healthz, /readyz and /metrics
-// (issue 14; docs/deployment.md "Health and readiness").
+// (docs/deployment.md "Health and readiness").
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Services } from '../services.ts';
 import { registerHealthRoutes } from './routes/health.ts';

@@ -2,7 +2,7 @@
 // BM25 token column, built in one place for the ingest pipeline and the benchmarks that load corpora
 // directly (bench/lib/corpus.ts), so an evaluation always measures the index the service writes.
 //
-// Field weighting (issue 11 "long documents"): a chunk of a long document often names neither the
+// Field weighting: a chunk of a long document often names neither the
 // company nor the statement it belongs to ("Purchases of property, plant and equipment … 1,577" on a
 // cash-flow page of 3M's 10-K). Its document title and heading path are therefore indexed with it.
 // With one lexical column, BM25F (Robertson, Zaragoza & Taylor, "Simple BM25 extension to multiple
@@ -38,8 +38,8 @@ export function documentLabel(title: string, filename: string): string {
 }
 
 /**
- * Text the embedder sees for a chunk: heading path, then content (unchanged since issue 2, so existing
- * namespaces keep comparable vectors).
+ * Text the embedder sees for a chunk: heading path, then content (never to change: existing namespaces
+ * must keep comparable vectors).
  */
 export function embeddingText(c: Pick<ChunkDraft, 'heading_path' | 'content'>): string {
   return (c.heading_path.length ? c.heading_path.join(' > ') + '\n' : '') + c.content;
@@ -111,7 +111,7 @@ export function chunkRows(input: ChunkRowsInput): ChunkRecord[] {
 export { LAYOUT_WINDOW };
 
 /**
- * Set what search reads instead of text and layout (issue 15) on rows holding every chunk of their
+ * Set what search reads instead of text and layout on rows holding every chunk of their
  * documents: `bibliography` (section-prior.ts, from heading_path and content), `term_hashes` (the
  * coverage feature's sorted term hashes, analysis/term-hash.ts), `pair_hashes` where absent (the phrase
  * features' adjacent content-term pairs, skipping phraseSkipTerms(lang)) and `layout` (chunkset

@@ -1,4 +1,4 @@
-// Group commit of ingested documents (issue 14 part 3; docs/scale-out.md). Parsing and embedding run on
+// Group commit of ingested documents (docs/scale-out.md). Parsing and embedding run on
 // any worker in parallel; the commit to a namespace's index table is what one writer at a time may do.
 // Jobs of this process that finish embedding while a commit to their namespace is in progress (or while
 // another node holds the namespace's writer lease) wait here and are committed together: one delete of
@@ -103,7 +103,7 @@ export class CommitGroups {
     // Rows of an earlier, interrupted attempt of these jobs go first, so a retry never duplicates.
     await this.index.deleteByJobs(namespace, group.map((e) => e.jobId));
     await this.index.addChunks(namespace, group.flatMap((e) => e.rows), group[0].signature);
-    // Done means searchable (issue 11): the rows are in the BM25 index before any of the documents is visible.
+    // Done means searchable: the rows are in the BM25 index before any of the documents is visible.
     await this.index.refreshLexical(namespace);
     this.stats.groups++;
     this.stats.documents += group.length;

@@ -1,4 +1,4 @@
-// File names of X-Remote-URL ingests (issue 13 §5): taken from the URL only when no Content-Disposition
+// File names of X-Remote-URL ingests: taken from the URL only when no Content-Disposition
 // names the file, and safe for any path the URL carries.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -16,7 +16,7 @@ export interface IngestHeaders {
   remoteUrl?: string;
   baseUrl?: string;
   completion?: string;
-  /** Idempotency-Key (issue 5; validated in jobs/idempotency.ts). */
+  /** Idempotency-Key (validated in jobs/idempotency.ts). */
   idempotencyKey?: string;
   unencryptedStrings?: string;
   attributes?: string;
@@ -50,7 +50,7 @@ const UNSAFE_IN_NAMES = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u
 /**
  * A file name as stored and returned: terminal escape sequences (ANSI CSI/OSC, via Node's
  * util.stripVTControlCharacters), other control characters and bidi overrides removed, so a name cannot
- * forge log lines, recolour a terminal or display reversed ("cod.exe" shown as "exe.doc"). Issue 13 §3.
+ * forge log lines, recolour a terminal or display reversed ("cod.exe" shown as "exe.doc").
  * @returns the cleaned name ('' when nothing printable is left)
  */
 export function cleanFilename(name: string): string {

@@ -101,7 +101,7 @@ export class IngestService {
    */
   async createJob(ctx: { projectId: string; namespace: string }, h: IngestHeaders, body: Readable | null): Promise<PublicJob> {
     const v = validateIngestHeaders(h, this.deps.net, this.deps.maxUploadBytes);
-    // Idempotency-Key (issue 5, docs/jobs.md): a retried request gets the job the first one created.
+    // Idempotency-Key (docs/jobs.md): a retried request gets the job the first one created.
     const idemKey = validateIdempotencyKey(h.idempotencyKey);
     const fingerprint = idemKey ? requestFingerprint({ filename: v.filename, remoteUrl: v.remoteUrl }) : undefined;
     if (idemKey) {
@@ -112,7 +112,7 @@ export class IngestService {
       }
     }
     // Typed attributes: checked against the registry before the upload (fails fast), registered and
-    // hashed after it, right before the job is created (issue 4; src/attributes).
+    // hashed after it, right before the job is created (src/attributes).
     const attrs = this.deps.attributes;
     if (!attrs && (Object.keys(v.attributes.values).length || Object.keys(v.attributes.declared).length)) {
       throw new AppError('internal_error', 'Typed attributes are not configured on this server.');

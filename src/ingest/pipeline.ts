@@ -42,9 +42,9 @@ export interface PipelineDeps {
   net: NetGuard;
   maxRemoteBytes: number;
   logger: Logger;
-  /** Runs parsing in bounded child processes (issue 3); without it parsing runs in this thread. */
+  /** Runs parsing in bounded child processes; without it parsing runs in this thread. */
   parser?: ParseRunner;
-  /** Commits the rows of the jobs of this process in groups, under the namespace's writer lease (issue 14). */
+  /** Commits the rows of the jobs of this process in groups, under the namespace's writer lease. */
   commits: CommitGroups;
   /** Called after a document was committed, so index maintenance can be scheduled. */
   onDocumentCommitted?: (namespace: string) => void;
@@ -125,7 +125,7 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
     canonicalUrl = r.finalUrl;
     mediaType = r.mediaType;
     // The server's Content-Disposition names the file, else the final URL (after redirects) when the
-    // name came from the URL at all (issue 13 §5: `/download` -> `/files/notes.md` is a .md).
+    // name came from the URL at all (`/download` -> `/files/notes.md` is a .md).
     if (r.dispositionName) filename = r.dispositionName;
     else if (payload.filenameFromUrl) filename = filenameFromUrl(new URL(r.finalUrl));
     if (!extensionOf(filename) && mediaType && MEDIA_TYPE_EXT[mediaType]) filename = `${filename}.${MEDIA_TYPE_EXT[mediaType]}`;
@@ -139,7 +139,7 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
   let parsed: ParsedDocument;
   let chunked: ChunkedDocument;
   try {
-    // Parsing and chunking grow with the document: in the parse child, off this event loop (issue 13).
+    // Parsing and chunking grow with the document: in the parse child, off this event loop.
     if (deps.parser) ({ doc: parsed, chunked } = await deps.parser.parseAndChunk({ data, filename, mediaType }, { signal }));
     else {
       parsed = await parseDocument({ data, filename, mediaType });
@@ -150,7 +150,7 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
     throw err;
   }
   if (signal.aborted) return failed(500, 'aborted', 'aborted');
-  // X-Base-URL (else the remote file's own URL) resolves linked images of HTML/Markdown (issue 3).
+  // X-Base-URL (else the remote file's own URL) resolves linked images of HTML/Markdown.
   await resolveRemoteImages(deps.net, parsed, payload.baseUrl ?? (canonicalUrl || undefined), { signal });
   chunked.imageCount = imageCountOf(parsed);
   if (chunked.chunks.length === 0) {
@@ -185,19 +185,19 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
     pairHashes.push(pairHashSet(t, skip));
     await tick();
   }
-  // Typed attribute values (resolved and hashed at accept time) go onto every chunk row (issue 4).
+  // Typed attribute values (resolved and hashed at accept time) go onto every chunk row.
   const rows = chunkRows({
     docId, jobId: job.id, chunks: chunked.chunks, vectors, label, lang: lang.code, tokens, termHashes, pairHashes,
     attributes: toChunkAttributes(payload.attributes),
   });
   // Rows of an earlier attempt are removed, these appended and folded into the BM25 index (done means
-  // searchable, issue 11), together with the other jobs of this process waiting for the namespace.
+  // searchable), together with the other jobs of this process waiting for the namespace.
   await deps.commits.commit(ns, job.id, rows, deps.embedder.signature);
   if (signal.aborted) {
     await deps.index.deleteByJob(ns, job.id).catch(() => undefined);
     return failed(500, 'aborted', 'aborted');
   }
-  // Figures and tables go to the blob store before the document becomes visible (issue 3).
+  // Figures and tables go to the blob store before the document becomes visible.
   await saveAssets(deps.blobs, job.project_id, docId, parsed);
   const docRow = {
     project_id: job.project_id, doc_id: docId, state: 'visible', title, language: lang.bcp47,
@@ -207,7 +207,7 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
     blob_key: blobKey, size: data.length, attributes: JSON.stringify(payload.attributes ?? {}),
     unencrypted_strings: JSON.stringify(payload.unencryptedStrings ?? {}),
   } as const;
-  // With a job context the row is inserted in the transaction that marks the job done (issue 5), so a
+  // With a job context the row is inserted in the transaction that marks the job done, so a
   // cancelled job can never leave a visible document and a done job always has one.
   // Its abbreviations go in the same transaction: a query expands a short form exactly when it can find the
   // document that defines it.

@@ -37,7 +37,7 @@ export interface Config {
   workerConcurrency: number;
   /**
    * Extra job slots per worker process that a project already running `workerConcurrency` jobs there
-   * cannot take, so another project's document starts at once (issue 13). Optional (= 0) so
+   * cannot take, so another project's document starts at once. Optional (= 0) so
    * hand-built configs stay valid.
    */
   workerFairSlots?: number;
@@ -46,13 +46,13 @@ export interface Config {
   /** How often an idle worker polls the queue, ms. */
   workerPollMs: number;
   /**
-   * Several nodes on one index (issue 14; docs/scale-out.md). Optional so hand-built configs stay valid.
+   * Several nodes on one index (docs/scale-out.md). Optional so hand-built configs stay valid.
    * writerLeaseMs: TTL of a namespace's writer lease (a dead holder is taken over after at most this);
    * indexSyncMs: longest time a reader serves a namespace without checking for other nodes' commits;
    * localTakeover: take a lease over at once when its holder is a dead process on this host.
    */
   scaleOut?: { writerLeaseMs: number; indexSyncMs: number; localTakeover: boolean };
-  /** Completion webhooks (issue 5): first retry delay (doubles per attempt, capped at 1 h), attempts, per-attempt timeout. */
+  /** Completion webhooks: first retry delay (doubles per attempt, capped at 1 h), attempts, per-attempt timeout. */
   webhookRetryBaseMs: number;
   webhookMaxAttempts: number;
   webhookTimeoutMs: number;
@@ -63,7 +63,7 @@ export interface Config {
     /** onnx: local Hugging Face folder, and optional text prefixes (e5: "query: "/"passage: "). */
     modelDir?: string; queryPrefix?: string; documentPrefix?: string;
   };
-  /** Reranker of the advanced tier (issue 7; docs/models.md). Optional so hand-built configs stay valid (= builtin). */
+  /** Reranker of the advanced tier (docs/models.md). Optional so hand-built configs stay valid (= builtin). */
   reranker?: RerankerConfig;
   /**
    * DOCSEARCH_RELEVANCE_MODEL: the standard tier's relevance model fitted for this deployment's embedder
@@ -71,19 +71,19 @@ export interface Config {
    */
   relevanceModel?: RelevanceModelFile;
   logLevel: string;
-  /** Parse isolation and limits (issue 3; docs/ocr.md). Optional so hand-built configs stay valid. */
+  /** Parse isolation and limits (docs/ocr.md). Optional so hand-built configs stay valid. */
   parse?: {
     timeoutMs: number; maxMemoryMb: number; maxPages: number; maxOcrPages: number; ocr: boolean;
     /** DOCSEARCH_OCR_LANGS: fixed Tesseract language string (e.g. "deu+eng"); unset = automatic choice. */
     ocrLangs?: string;
   };
-  /** SMTP relay for e-mail completion targets (bucket tasks, issue 6); unset = e-mail targets are refused. */
+  /** SMTP relay for e-mail completion targets (bucket tasks); unset = e-mail targets are refused. */
   smtp?: { url: string; from: string };
-  /** Admission control (issue 13; docs/admission.md). Optional so hand-built configs stay valid (= defaults). */
+  /** Admission control (docs/admission.md). Optional so hand-built configs stay valid (= defaults). */
   admission?: AdmissionConfig;
-  /** Blob store and index locations (issue 14; docs/deployment.md). Optional: absent = local dirs under dataDir. */
+  /** Blob store and index locations (docs/deployment.md). Optional: absent = local dirs under dataDir. */
   storage?: StorageConfig;
-  /** Bulk bucket ingestion (issue 6; docs/buckets.md). Optional so hand-built configs stay valid. */
+  /** Bulk bucket ingestion (docs/buckets.md). Optional so hand-built configs stay valid. */
   buckets?: {
     /** Files per task; beyond it a task ends done_with_errors (spec: target ceiling 100,000). */
     fileCap: number;

@@ -1,5 +1,5 @@
 // The service's event loop must stay free (DESIGN.md: /healthz p99 < 100 ms while any request or
-// document is processed; issue 13). This module measures it — event-loop lag from Node's
+// document is processed). This module measures it — event-loop lag from Node's
 // perf_hooks.monitorEventLoopDelay, for logs, /readyz or a metrics exporter — and offers the one way
 // long main-thread loops give it back: `yieldToEventLoop()` between bounded slices of work.
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';

@@ -4,7 +4,7 @@
 // time, so DNS rebinding cannot slip through) and on every redirect hop — unless the operator lists the
 // host or range in DOCSEARCH_ALLOWED_PRIVATE_HOSTS. IPv6 targets must be global unicast (2000::/3) outside
 // every special range: IPv4-compatible (::/96, e.g. [::127.0.0.1]), NAT64 (64:ff9b::/96), 6to4, Teredo,
-// documentation and the rest are refused (issue 13); an IPv4-mapped address is judged as its IPv4.
+// documentation and the rest are refused; an IPv4-mapped address is judged as its IPv4.
 import dns from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';

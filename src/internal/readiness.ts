@@ -1,4 +1,4 @@
-// Readiness of this process (GET /readyz; issue 14, docs/deployment.md "Health and readiness"): each
+// Readiness of this process (GET /readyz, docs/deployment.md "Health and readiness"): each
 // dependency its role uses is probed, each with its own timeout, and reported separately, so an
 // orchestrator takes a node out of rotation — and an operator sees which store is at fault — when the
 // control plane, the blob store or the index stops answering.

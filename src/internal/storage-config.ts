@@ -1,4 +1,4 @@
-// Where the data lives (DESIGN.md §2, issue 14): the blob store (original files, extracted assets) and
+// Where the data lives (DESIGN.md §2): the blob store (original files, extracted assets) and
 // the LanceDB data plane, each a local directory under DOCSEARCH_DATA_DIR by default or an object-store
 // URI for multi-node deployments, plus the S3 endpoint and credential settings both share. Parsed and
 // validated once, at start-up, by loadConfig(); docs/deployment.md explains every variable.

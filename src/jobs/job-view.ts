@@ -57,7 +57,7 @@ export interface JobStreamEvent {
 /**
  * The SSE event data (DESIGN.md §5: job_id, status, is_terminal, error?) plus code, error_code and doc_id.
  * Unlike the JSON status view, `error` is the message string and the code travels in `error_code`
- * (issue 12 §6a, docs/compat.md): stream clients of the modelled API print `error` as a string.
+ * (docs/compat.md): stream clients of the modelled API print `error` as a string.
  */
 export function toStreamEvent(job: JobRow): JobStreamEvent {
   const v = toJobStatusView(job);

@@ -1,7 +1,7 @@
 // The worker loop: claims jobs from the durable queue and runs the handler registered for their kind.
 // At most `concurrency` jobs of one project run at once in one Worker, plus `fairSlots` more slots that
 // only other projects may take: one project's flood of heavy documents (zip bombs, huge files) can never
-// take every slot, so another project's small document starts at once (issue 13; docs/admission.md).
+// take every slot, so another project's small document starts at once (docs/admission.md).
 // Claims are serialised within the Worker so the per-project count is exact here. A running
 // job's lease is renewed by heartbeats; when a heartbeat finds the job no longer ours (cancelled, or the
 // lease was lost), the handler is aborted and — if the job ended failed — its partial data is removed.

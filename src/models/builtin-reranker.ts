@@ -20,7 +20,7 @@ export const EVIDENCE_CACHE_BYTES = 64 * 1024 * 1024;
 /**
  * Longest stretch (ms) of passage-evidence work between two yields to the event loop. Uncached evidence of
  * a 50-passage pool is 17–19 ms of main-thread time at p50 and up to ≈ 90 ms (100k chunks, filled advanced
- * searches, ninth session); in one piece it stalls every other request of the process for that long. 5 ms
+ * searches); in one piece it stalls every other request of the process for that long. 5 ms
  * is about half of a standard search's own main-thread time, so a standard search that arrives meanwhile
  * waits at most about that much more.
  */

@@ -1,4 +1,4 @@
-// Login throttling (issue 13: 100 wrong passwords in 1.5 s were all answered): failures are counted per
+// Login throttling (100 wrong passwords in 1.5 s were all answered): failures are counted per
 // account (e-mail) and per client IP; past a number of free failures every further attempt must wait,
 // and each failure doubles the wait (exponential backoff, capped). An attempt is counted when it
 // starts, not when its password check ends, so a burst of parallel guesses is throttled too; a success

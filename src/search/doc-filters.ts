@@ -67,7 +67,7 @@ export function matchesUnencryptedStrings(strings: Record<string, string>, match
 /**
  * Ids of the rows whose strings satisfy `match`. Gives the event loop back every 10 ms of matching, so
  * a project with many documents (or a match of 32 worst-case patterns) never holds the main thread for
- * long (issue 13).
+ * long.
  */
 async function matchingDocs(rows: Array<{ doc_id: string; unencrypted_strings: string }>, match: Record<string, string>): Promise<string[]> {
   const test = compileUnencryptedMatch(match);
@@ -179,7 +179,7 @@ export async function visibleDocs(cp: ControlPlane, projectId: string, docIds: s
   if (unique.length === 0) return out;
   // The ids go as ONE parameter (a JSON array on SQLite, a text[] on PostgreSQL), so the SQL text is the
   // same for every search (one prepared statement) and no query builder node is made per id: building and
-  // binding ≈ 180 ids a search was 0.5 ms of Kysely time (issue 15 profile). By primary key only, the state
+  // binding ≈ 180 ids a search was 0.5 ms of Kysely time (profiled). By primary key only, the state
   // checked here: with `state = 'visible'` in SQL, SQLite's planner (no statistics) took the (project_id,
   // state) index and scanned every visible document of the project (1.5 ms a search at 5 000 documents).
   const ids = cp.dialect === 'postgres'

@@ -38,7 +38,7 @@ test('globMatch: patterns wider than one 32-bit word carry states across words',
   assert.ok(!globMatch(`${'?'.repeat(31)}*z`, `${'a'.repeat(30)}z`));
 });
 
-test('globMatch: ReDoS shape *a*a*a*ab against 1,000 a (issue 13) answers correctly', () => {
+test('globMatch: ReDoS shape *a*a*a*ab against 1,000 a answers correctly', () => {
   const value = 'a'.repeat(1000);
   assert.equal(globMatch('*a*a*a*ab', value), false);
   assert.equal(globMatch('*a*a*a*ab', `${value}b`), true);

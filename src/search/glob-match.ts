@@ -1,4 +1,4 @@
-// Linear-time glob matching for `unencrypted_strings_match` (issue 13): the former translation to an
+// Linear-time glob matching for `unencrypted_strings_match`: the former translation to an
 // anchored regular expression backtracked (`*a*a*a*ab` against a 1,000-character value froze the event
 // loop for 36 s). Here the glob is compiled once into a bit-parallel simulation of its automaton
 // (Shift-And, Baeza-Yates & Gonnet 1992, extended with `*` self-loops), so matching one value costs

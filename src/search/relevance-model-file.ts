@@ -33,7 +33,7 @@ function parseModel(v: unknown, origin: string, field: string): RelevanceModel {
   const weights: RelevanceModel['weights'] = {};
   const known = RELEVANCE_FEATURES as readonly string[];
   for (const [name, w] of Object.entries(m.weights as Record<string, unknown>)) {
-    // Only the absolute features (issue 11): a score must not depend on what the best hit scored.
+    // Only the absolute features: a score must not depend on what the best hit scored.
     if (!known.includes(name)) fail(origin, `${field}.weights.${name} is not a feature the service computes (one of ${known.join(', ')})`);
     if (typeof w !== 'number' || !Number.isFinite(w)) fail(origin, `${field}.weights.${name} must be a finite number`);
     weights[name as (typeof RELEVANCE_FEATURES)[number]] = w;

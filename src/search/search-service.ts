@@ -47,13 +47,13 @@ export interface SearchDeps {
   index: NamespaceIndex;
   embedder: Embedder;
   logger?: Logger;
-  /** Typed-attribute prefilters (issue 4). Without it, any attribute condition matches nothing. */
+  /** Typed-attribute prefilters. Without it, any attribute condition matches nothing. */
   attributes?: AttributeFilterSource;
-  /** Blob store holding extracted figures/tables, for `return_assets` (issue 3). */
+  /** Blob store holding extracted figures/tables, for `return_assets`. */
   blobs?: BlobStore;
-  /** Reranker of the advanced tier (issue 7); null/absent = advanced requests answer `standard`. */
+  /** Reranker of the advanced tier; null/absent = advanced requests answer `standard`. */
   reranker?: ConfiguredReranker | null;
-  /** Told how long each pipeline stage took, in seconds (Prometheus, issue 12). */
+  /** Told how long each pipeline stage took, in seconds (Prometheus). */
   onStage?: (stage: SearchStage, seconds: number) => void;
   /** The standard tier's relevance model and its no-pairs fallback (DOCSEARCH_RELEVANCE_MODEL); absent = shipped. */
   relevance?: { model: RelevanceModel; fallback: RelevanceModel };
@@ -308,7 +308,7 @@ export class SearchService {
 
   /**
    * Chunks in the namespace (BM25's N, for score normalisation). The index caches it per table version,
-   * so it follows every node's commits (issue 14) without a count per search.
+   * so it follows every node's commits without a count per search.
    */
   private chunkCount(namespace: string): Promise<number> {
     return this.deps.index.countChunks(namespace);

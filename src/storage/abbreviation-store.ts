@@ -1,4 +1,4 @@
-// The control-plane rows of the abbreviations each document defines (analysis/abbreviations.ts; issue 11).
+// The control-plane rows of the abbreviations each document defines (analysis/abbreviations.ts).
 // They live beside the documents row and follow it: inserted in the transaction that makes the document
 // visible, deleted when it is purged, read only through visible documents — so a query expands a short form
 // exactly when a document that defines it can be found, on every node of a PostgreSQL deployment.

@@ -57,8 +57,8 @@ export async function openControlPlane(opts: { databaseUrl?: string; dataDir: st
 const STATEMENT_CACHE_SIZE = 1000;
 
 /**
- * The better-sqlite3 database as Kysely's SqliteDialect sees it, with prepared statements kept warm
- * (issue 15): Kysely prepares every query anew, which led the control-plane part of a search profile.
+ * The better-sqlite3 database as Kysely's SqliteDialect sees it, with prepared statements kept warm:
+ * Kysely prepares every query anew, which led the control-plane part of a search profile.
  * A statement is reused for the same SQL text unless it is busy (an unfinished iterate()); SQLite
  * re-prepares a cached statement by itself after a schema change. The cache is cleared when full.
  */

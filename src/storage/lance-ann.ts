@@ -1,12 +1,12 @@
 // The vector index of a namespace table: which kind it gets, when it is (re)built, and how a query is
-// tuned for it (issue 15, part 2; measurements in docs/performance.md "Vector index kind").
+// tuned for it (part 2; measurements in docs/performance.md "Vector index kind").
 // For vectors of up to IVF_FLAT_MAX_DIM dimensions (the builtin GloVe-SIF embedder has 100) the index is
 // IVF_FLAT: k-means partitions holding the exact vectors, searched in the `nprobes` nearest partitions.
 // bench/ann-build.ts against the former IVF_HNSW_SQ (Lance defaults m 20, ef_construction 300, queried at
 // ef 400): recall@100 0.908 → 0.950 at 100k rows in 4.9 → 4.4 ms p50, and 0.879 → 0.948 at 1M in 10.5 →
 // 9.5 ms, built in 0.4 s and 8.5 s instead of 30 s and minutes. But LanceDB caches the index's exact
 // vectors in memory: at 1M rows the server's RSS rose from 1.39 to 1.58 GB (bench:latency), past the
-// 1.5 GB bound of issue 15. So IVF_FLAT is used while its vectors take at most IVF_FLAT_MAX_BYTES (640k
+// 1.5 GB bound on the API process's memory (docs/performance.md). So IVF_FLAT is used while its vectors take at most IVF_FLAT_MAX_BYTES (640k
 // rows of 100 dimensions); a larger table, and any embedder of more than IVF_FLAT_MAX_DIM dimensions (its
 // cost grows with the dimension; 384–1 024 not measured here), gets IVF_HNSW_SQ (1-byte codes and a
 // graph). Partitions are trained once; a table that has grown 4× since is rebuilt on its next optimize

@@ -38,8 +38,8 @@ export const STORED_COLUMNS = [
  * that stores the layout, lance-layout.ts): what ranking and expansion need, no text, no `id` (derived as
  * `${doc_id}:${chunk_index}`) and no page span (the response reads it with the text, SHOWN_COLUMNS). Every
  * column costs a random read per candidate in both lists: without these three, vector ∥ BM25 top-100 at
- * 100k chunks took 12.3 → 10.3 ms and 16.7 → 13.9 ms of CPU a search (tenth session,
- * docs/performance.md "Round 9").
+ * 100k chunks took 12.3 → 10.3 ms and 16.7 → 13.9 ms of CPU a search
+ * (docs/decisions/2026-11-24-reads-without-text.md).
  */
 export const SEARCH_COLUMNS = ['doc_id', 'chunk_index', 'chunkset_index', 'token_count', LAYOUT_COLUMN] as const;
 
@@ -53,9 +53,9 @@ export const SEARCH_TEXT_COLUMNS = [...SEARCH_COLUMNS, 'heading_path', 'content'
 /**
  * Columns of the read that gives the chunks a response shows their text (NamespaceIndex.getChunksAt with
  * `shown`): what rendering and JSON hits use. No `id` or `source_job_id` (three string columns fewer, with
- * `heading_path`, made a take of 24 random rows 2.60 → 2.18 ms p50 at 100k chunks, ninth session);
- * `heading_path` is read again since the sixteenth session, when the prompt-ready context began to show
- * each region's section headings (render.ts).
+ * `heading_path`, made a take of 24 random rows 2.60 → 2.18 ms p50 at 100k chunks);
+ * `heading_path` is read all the same, because the prompt-ready context shows each region's section
+ * headings (render.ts).
  */
 export const SHOWN_COLUMNS = ['doc_id', 'chunk_index', 'chunkset_index', 'page_start', 'page_end', 'heading_path', 'content', 'token_count'] as const;
 
@@ -164,7 +164,7 @@ function columnData(field: Field, rows: ChunkRecord[], n: number, packed: boolea
 /**
  * A Utf8 column built directly: byte lengths, one buffer, Buffer.write per value (native UTF-8). Arrow's
  * builder (vectorFromArray) encodes value by value in JS and took ~100–300 ms of the event loop for one
- * 2,000-row batch of a long unbroken text (issue 13: it stalled every request); this is 5–7× faster.
+ * 2,000-row batch of a long unbroken text (it stalled every request); this is 5–7× faster.
  * Null or undefined values become nulls.
  */
 export function utf8Data(values: Array<string | null | undefined>): ArrowNS.Data<ArrowNS.Utf8> {

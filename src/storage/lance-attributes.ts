@@ -1,4 +1,4 @@
-// Typed attribute columns of a LanceDB namespace table (issue 4). Each attribute name becomes one
+// Typed attribute columns of a LanceDB namespace table. Each attribute name becomes one
 // nullable column `attr_<name>` whose Arrow type follows its storage kind (lists for array types); a
 // name first seen on a live table is added with addColumns (existing rows read NULL). Attribute
 // conditions (AttrExpr) compile here into a `where` prefilter with every literal escaped: strings via

@@ -1,5 +1,5 @@
 // Two "nodes" (two LanceNamespaceIndex instances, each with its own writer-lease owner) on one LanceDB
-// directory and one SQLite control plane (issue 14): a reader sees the other node's appends and deletes
+// directory and one SQLite control plane: a reader sees the other node's appends and deletes
 // within syncMs (rows, BM25 and the cached count), keeps reading after the other node compacted and
 // removed the old versions its handle was on, and a node's commits wait while the other holds the lease.
 import { test } from 'node:test';

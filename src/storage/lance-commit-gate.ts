@@ -1,4 +1,4 @@
-// Where every commit to a namespace's Lance table passes (issue 14; docs/scale-out.md): the in-process
+// Where every commit to a namespace's Lance table passes (docs/scale-out.md): the in-process
 // write lock orders this process's commits, and with coordination the namespace's writer lease makes
 // this node the only one committing. Right before a commit the lease is re-checked and the table handle
 // moved to the latest version (the previous holder's commits); after it the namespace's commit counter

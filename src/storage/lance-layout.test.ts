@@ -43,7 +43,7 @@ before(async () => {
   const table = await db.createEmptyTable('ns_old', old);
   await table.add(rowsToArrow(docRows('old'), old));
   table.close();
-  // A table of the fourth session: the layout column, not the term hashes.
+  // A table written before the term-hash column: the layout column, not the term hashes.
   const mid = new Schema(full.fields.filter((f) => f.name !== TERMS_COLUMN && f.name !== PACK_COLUMN), full.metadata);
   const midTable = await db.createEmptyTable('ns_mid', mid);
   await midTable.add(rowsToArrow(withSearchLayout(docRows('mid')), mid));
@@ -176,7 +176,7 @@ test('the stored layout: a chunkset-only window (older rows) reads back without 
   assert.deepEqual({ ...read.at(0).layout!, near: Array.from(read.at(0).layout!.near) }, { setFirst: 0, setLast: 1, setTokens: 21, nearFrom: 0, near: [10, 11] });
   assert.deepEqual({ ...read.at(1).layout!, near: Array.from(read.at(1).layout!.near) }, { setFirst: 0, setLast: 1, setTokens: 21, nearFrom: 0, near: [10, 11, 12], docWide: true });
   assert.equal(read.at(1).bibliography, true);
-  // The reader of the seventh session took the stored nearFrom as is: every count lands below index 0.
+  // A reader that takes the stored nearFrom as is puts every count below index 0.
   const bytes = table.getChild(LAYOUT_COLUMN)!.get(1) as Uint8Array;
   const storedFrom = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getInt32(16, true);
   assert.ok(storedFrom + 3 - 1 < 0);

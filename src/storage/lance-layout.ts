@@ -1,5 +1,5 @@
 // The columns a chunk row carries so that a search needs no text before ranking and no layout read for
-// expansion (issue 15, docs/performance.md): `search_layout` (the chunk's chunkset extent and total tokens,
+// expansion (docs/performance.md): `search_layout` (the chunk's chunkset extent and total tokens,
 // the token counts of its chunkset neighbours (ChunkLayout), and its bibliography flag) and `search_terms`
 // (the sorted hashes of its analysed terms, read by ranking instead of the term string). Tables written
 // before these existed lack them; the first write of this code adds them (nullable: older rows stay null,
@@ -43,7 +43,7 @@ export function hasLayoutColumns(schema: Schema): boolean {
   return has.layout && has.terms;
 }
 
-/** Which stored-layout columns a table's schema has (a table of the third session has the layout only). */
+/** Which stored-layout columns a table's schema has (a table written before the term-hash column has the layout only). */
 export function storedColumnsOf(schema: Schema): { layout: boolean; terms: boolean } {
   const names = new Set(schema.fields.map((f) => f.name));
   return { layout: names.has(LAYOUT_COLUMN), terms: names.has(TERMS_COLUMN) };
@@ -147,7 +147,7 @@ export function decodeLayout(bytes: Uint8Array): { layout?: ChunkLayout; bibliog
   const n = bytes.byteLength / 4 - 5;
   // A view on the Arrow buffer where it is 4-byte aligned on a little-endian machine (every stored value
   // is a multiple of 4 bytes long, so it is whenever the buffer is); else a copy. Up to 65 values a row,
-  // 200 rows a search: the copies were ≈ 0.15 ms of a search (issue 15 profile).
+  // 200 rows a search: the copies were ≈ 0.15 ms of a search (profiled).
   const near = LITTLE_ENDIAN && (bytes.byteOffset + 20) % 4 === 0 ? new Int32Array(bytes.buffer, bytes.byteOffset + 20, n) : new Int32Array(n);
   if (near.buffer !== bytes.buffer) for (let k = 0; k < n; k++) near[k] = view.getInt32(20 + 4 * k, true);
   const from = view.getInt32(16, true);

@@ -1,4 +1,4 @@
-// The packed search column (issue 15, docs/performance.md "Round 10"): everything ranking and expansion read
+// The packed search column (docs/decisions/2026-11-25-packed-search-cell.md): everything ranking and expansion read
 // of a candidate, except its document id, in ONE Binary cell — chunk index, chunkset index, token count,
 // the stored layout and bibliography flag (lance-layout.ts's encoding), the embedding, the term hashes and
 // (format 2) the phrase-pair hashes.
@@ -24,7 +24,7 @@ const arrow = createRequire(import.meta.url)('apache-arrow') as typeof ArrowNS;
 export const PACK_COLUMN = 'search_pack';
 
 /**
- * Format version written, the cell's first value. Version 2 (2026-11-25) adds the pair hashes; version 1
+ * Format version written, the cell's first value. Version 2 adds the pair hashes; version 1
  * cells (tables written before) are still read, without them. A reader meeting another version treats the
  * row as unpacked.
  */

@@ -1,7 +1,7 @@
 // Open LanceDB table handles, one per namespace, shared by all callers of the namespace index. Opening
 // reads the recorded embedding signature and the FTS index name once; a handle whose table vanished
 // (dropped by another process) is forgotten and reads on it answer "empty" instead of failing.
-// With a version source (the control plane's per-namespace commit counter, issue 14) a handle is moved
+// With a version source (the control plane's per-namespace commit counter) a handle is moved
 // to the table's latest version when another node committed since it was loaded; the counter is read at
 // most once per `syncMs` per namespace, which bounds how late a reader sees another node's commit.
 

@@ -1,4 +1,4 @@
-// The SQL of the per-namespace writer lease and commit counter (table namespace_leases, issue 14;
+// The SQL of the per-namespace writer lease and commit counter (table namespace_leases;
 // docs/scale-out.md). Every statement is one row-level compare-and-set, so it is correct on PostgreSQL
 // with any number of nodes and on SQLite with several processes. Times are read from the control
 // plane's own clock, so nodes whose clocks disagree still agree on when a lease has expired.

@@ -104,7 +104,7 @@ const migrations: Record<string, Migration> = {
     },
   },
   '0003_attributes': {
-    // Issue 4: the per-project registry of typed attribute names. The primary key (project_id, name) is
+    // The per-project registry of typed attribute names. The primary key (project_id, name) is
     // the unique constraint that makes concurrent first uses of a name resolve to one type.
     async up(db: Kysely<any>) {
       await db.schema.createTable('project_attributes')
@@ -117,7 +117,7 @@ const migrations: Record<string, Migration> = {
     },
   },
   '0004_jobs_lifecycle': {
-    // Issue 5: status versions for the SSE stream, Idempotency-Key, the last transient error of a retried
+    // Status versions for the SSE stream, Idempotency-Key, the last transient error of a retried
     // job, fair claiming (per-project counts), and completion webhooks (secret, deliveries, attempts).
     async up(db: Kysely<any>) {
       await db.schema.alterTable('jobs').addColumn('status_version', 'integer', (c) => c.notNull().defaultTo(0)).execute();
@@ -160,7 +160,7 @@ const migrations: Record<string, Migration> = {
     },
   },
   '0005_bucket_tasks': {
-    // Issue 6: bulk bucket ingestion. One row per task (state machine, encrypted source credentials,
+    // Bulk bucket ingestion. One row per task (state machine, encrypted source credentials,
     // listing checkpoint, counters), one row per discovered object (its own state and the ingest job it
     // became), the e-mail completion deliveries, and per-account monthly usage for the optional quotas.
     // The partial unique index enforces "one active task per account" even under concurrent requests.
@@ -248,7 +248,7 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('documents_project_state').on('documents').columns(['project_id', 'state']).execute();
     },
   },
-  // Issue 14: one writer per namespace (docs/scale-out.md). `holder`/`epoch`/`expires_at` are the writer
+  // One writer per namespace (docs/scale-out.md). `holder`/`epoch`/`expires_at` are the writer
   // lease (expires_at in ms on the control plane's clock, epoch counts acquisitions), `wanted_by` is the
   // one waiting node that gets the lease next, and `version` counts Lance commits so that readers on
   // other nodes know when to move their table handles to the latest version.
@@ -265,8 +265,8 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
-  // Request-rate counters shared by every API process of a PostgreSQL deployment (issue 13;
-  // src/http/plugins/rate-limit-store.ts): one fixed window per limiter key.
+  // Request-rate counters shared by every API process of a PostgreSQL deployment
+  // (src/http/plugins/rate-limit-store.ts): one fixed window per limiter key.
   '0008_rate_limits': {
     async up(db: Kysely<any>): Promise<void> {
       await db.schema.createTable('rate_limits')
@@ -278,7 +278,7 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('rate_limits_expiry').on('rate_limits').column('expires_at_ms').execute();
     },
   },
-  // Issue 11: abbreviations defined by each document (analysis/abbreviations.ts), looked up by key when a
+  // Abbreviations defined by each document (analysis/abbreviations.ts), looked up by key when a
   // query holds a short form; rows go and come with their document.
   '0009_document_abbreviations': {
     async up(db: Kysely<any>): Promise<void> {

@@ -39,7 +39,7 @@ export interface ChunkRecord {
   attributes?: Record<string, AttrValue>;
   /**
    * Where the chunk sits in its chunkset, stored at ingest so that expansion plans without a read
-   * (issue 15; ingest/chunk-rows.ts withSearchLayout). Absent on rows written before it existed.
+   * (ingest/chunk-rows.ts withSearchLayout). Absent on rows written before it existed.
    */
   layout?: ChunkLayout;
   /**
@@ -49,7 +49,7 @@ export interface ChunkRecord {
   bibliography?: boolean;
   /**
    * Sorted distinct 32-bit hashes of `tokens` (analysis/term-hash.ts termHashSet), stored at ingest so that
-   * ranking's coverage feature needs no term string (issue 15). Absent on rows written before it existed.
+   * ranking's coverage feature needs no term string. Absent on rows written before it existed.
    */
   term_hashes?: Uint32Array;
   /**
@@ -87,7 +87,7 @@ export interface ChunkLayout {
    */
   near: ArrayLike<number>;
   /**
-   * True when `near` spans the document across chunkset boundaries (rows written since the eighth session;
+   * True when `near` spans the document across chunkset boundaries (rows written since the flag exists;
    * widening plans from it without a read, search/stages/widen.ts); absent on older rows, whose `near` stops
    * at the chunkset's ends.
    */
@@ -189,7 +189,7 @@ export interface ReadOptions {
   /**
    * false = the layout only (doc_id, chunk_index, chunkset_index, page span, token_count): `id` is
    * derived, `content`, `heading_path` and `source_job_id` are empty strings. Reading the text only for
-   * the chunks a response shows keeps a filled-context search cheap (issue 15). Default true.
+   * the chunks a response shows keeps a filled-context search cheap. Default true.
    * For vectorSearch and bm25Search, false = without `content`, `heading_path` and `source_job_id`
    * (marked textOmitted) and without the page span (`page_start` = `page_end` = 0: what ranking and
    * expansion need, not what a response shows; getChunksAt with `shown` reads it); rows written before `bibliography` was stored come with their text (ranking then
@@ -218,7 +218,7 @@ export interface NamespaceIndex {
   /** Remove every chunk written by any of `jobIds` in one commit (a group commit's earlier attempts). */
   deleteByJobs(namespace: string, jobIds: string[]): Promise<number>;
   /**
-   * Run `fn` while this node may commit to the namespace (its writer lease, issue 14), so that several
+   * Run `fn` while this node may commit to the namespace (its writer lease), so that several
    * writes inside it form one uninterrupted group; waits while another node holds the lease.
    */
   withWriter<T>(namespace: string, fn: () => Promise<T>): Promise<T>;
@@ -226,7 +226,7 @@ export interface NamespaceIndex {
   vectorSearch(namespace: string, vector: Float32Array, limit: number, filter?: ChunkFilter, opts?: ReadOptions): Promise<IndexHit[]>;
   /**
    * Fold every row written so far into the lexical (BM25) index, so they are scored with the same
-   * statistics as the rest (issue 11 "done means searchable"). Concurrent callers share one refresh
+   * statistics as the rest. Concurrent callers share one refresh
    * that started after their call. A namespace without a table is a no-op.
    */
   refreshLexical(namespace: string): Promise<void>;
@@ -239,11 +239,11 @@ export interface NamespaceIndex {
   getChunks(namespace: string, docId: string, from: number, to: number): Promise<StoredChunk[]>;
   /**
    * The chunks of several [from, to] ranges (inclusive, any documents) in ONE engine read, unordered
-   * (issue 15: one read instead of one per hit). Empty ranges are skipped.
+   * (one read instead of one per hit). Empty ranges are skipped.
    */
   getChunkRanges(namespace: string, ranges: Array<{ docId: string; from: number; to: number }>, opts?: ReadOptions): Promise<StoredChunk[]>;
   /**
-   * The full rows (text included) of exactly these chunks in one engine read where possible (issue 15):
+   * The full rows (text included) of exactly these chunks in one engine read where possible:
    * chunks with a `rowId` are taken by row address and kept only when the row read is the chunk asked for
    * (same doc_id and chunk_index); the others, and guesses that missed, are read by range. Unordered;
    * chunks whose rows are gone are left out. With `opts.shown`, rows read by address carry only what a

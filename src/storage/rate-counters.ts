@@ -1,5 +1,5 @@
 // Fixed-window request counters kept in the control plane, so every API process of a deployment that
-// shares one PostgreSQL database counts against one budget per key (issue 13: with in-process counters,
+// shares one PostgreSQL database counts against one budget per key (with in-process counters,
 // N processes behind a load balancer allowed N times the configured rate). One upsert per hit, atomic on
 // both backends (ON CONFLICT DO UPDATE locks the row; SET expressions read the old row). Expired rows
 // are deleted at most once a minute.

@@ -1,4 +1,4 @@
-// The blob store of multi-node deployments (DESIGN.md §2, issue 14): original files and extracted assets
+// The blob store of multi-node deployments (DESIGN.md §2): original files and extracted assets
 // in an S3-compatible bucket under a key prefix. Atomicity matches LocalBlobStore: S3 makes an object
 // visible only once its PutObject or CompleteMultipartUpload succeeds, so a crash or an aborted stream
 // never leaves a partial blob under its key; an upload that fails is aborted (its parts removed).

@@ -64,14 +64,14 @@ export interface DocumentsTable {
   bm25_state: 'pending' | 'indexed';
   blob_key: string;
   size: number;
-  /** JSON object of typed attribute values (issue 4). */
+  /** JSON object of typed attribute values. */
   attributes: string;
   /** JSON object of X-Unencrypted-Strings. */
   unencrypted_strings: string;
 }
 
 /**
- * One abbreviation a document defines, under one lookup key (analysis/abbreviations.ts; issue 11): a query
+ * One abbreviation a document defines, under one lookup key (analysis/abbreviations.ts): a query
  * word "PPNE" finds the long form "property, plant and equipment" that a visible document defined as
  * "(PP&E)". Written in the transaction that makes the document visible, removed with it.
  */
@@ -155,7 +155,7 @@ export interface WebhookAttemptsTable {
   error: string | null;
 }
 
-/** Registry of typed attribute names (issue 4): the first use of a name fixes its type forever. */
+/** Registry of typed attribute names: the first use of a name fixes its type forever. */
 export interface ProjectAttributesTable {
   project_id: string;
   /** ^[a-z0-9_]{1,64}$ */
@@ -165,7 +165,7 @@ export interface ProjectAttributesTable {
   created_at: string;
 }
 
-/** Issue 6: one bulk bucket-ingest task (see src/buckets/). */
+/** One bulk bucket-ingest task (see src/buckets/). */
 export interface BucketTasksTable {
   id: string;
   account_id: string;
@@ -209,7 +209,7 @@ export interface BucketTasksTable {
   finished_at: string | null;
 }
 
-/** Issue 6: one object discovered by a bucket task. */
+/** One object discovered by a bucket task. */
 export interface BucketTaskFilesTable {
   task_id: string;
   key: string;
@@ -226,7 +226,7 @@ export interface BucketTaskFilesTable {
   updated_at: string;
 }
 
-/** Issue 6: an e-mail completion notification of a bucket task. */
+/** An e-mail completion notification of a bucket task. */
 export interface BucketTaskEmailsTable {
   id: string;
   task_id: string;
@@ -242,7 +242,7 @@ export interface BucketTaskEmailsTable {
   sent_at: string | null;
 }
 
-/** Issue 6: per-account usage per UTC month ('2025-01'), for the optional bucket quotas. */
+/** Per-account usage per UTC month ('2025-01'), for the optional bucket quotas. */
 export interface BucketUsageTable {
   account_id: string;
   month: string;
@@ -255,7 +255,7 @@ export interface SettingsTable {
   value: string;
 }
 
-/** Writer lease and commit counter of one namespace's index table (issue 14; docs/scale-out.md). */
+/** Writer lease and commit counter of one namespace's index table (docs/scale-out.md). */
 export interface NamespaceLeasesTable {
   namespace: string;
   /** Lease owner id of the node allowed to commit, or null when free. */
@@ -271,7 +271,7 @@ export interface NamespaceLeasesTable {
   version: number;
 }
 
-/** One fixed-window request counter (issue 13): key `ip:<addr>` or `<class>:<project id>`; times in epoch ms. */
+/** One fixed-window request counter: key `ip:<addr>` or `<class>:<project id>`; times in epoch ms. */
 export interface RateLimitsTable {
   key: string;
   window_start_ms: number;

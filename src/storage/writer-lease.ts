@@ -1,4 +1,4 @@
-// This process's side of the per-namespace writer lease (issue 14; docs/scale-out.md): one node at a
+// This process's side of the per-namespace writer lease (docs/scale-out.md): one node at a
 // time may commit to a namespace's index table. Callers in this process share one held lease per
 // namespace (re-entrant, reference-counted; the in-process KeyedMutex of the index still orders their
 // commits), a timer renews it while it is held, and it is released as soon as nobody here needs it.

@@ -1,5 +1,5 @@
 // Service nodes as real child processes (`node --import tsx src/main.ts`, the code `npm start` runs) for
-// the scale-out tests and bench (issue 14): several API and worker processes over one control plane and
+// the scale-out tests and bench: several API and worker processes over one control plane and
 // one shared storage, each with its own role, port and log file, killable with any signal.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';

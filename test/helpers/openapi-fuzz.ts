@@ -1,4 +1,4 @@
-// Request generation for the OpenAPI-driven fuzz test (issue 13 part 4): fast-check arbitraries built
+// Request generation for the OpenAPI-driven fuzz test: fast-check arbitraries built
 // from the service's own /v3/openapi.json — bodies that mostly follow the JSON schemas (so validation is
 // passed and the handlers run) mixed with broken ones (wrong types, missing or extra fields, junk
 // strings), path parameters and headers from a hostile alphabet. Seeded, so a failure replays.

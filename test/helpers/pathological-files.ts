@@ -1,4 +1,4 @@
-// Generators of pathological inputs for the parse-isolation tests (issue 3): a DOCX zip bomb (a tiny
+// Generators of pathological inputs for the parse-isolation tests: a DOCX zip bomb (a tiny
 // file whose document.xml inflates to hundreds of MB) and a PDF with a huge page count. Both are made
 // in memory at test time; nothing is committed.
 import zlib from 'node:zlib';

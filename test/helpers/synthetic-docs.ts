@@ -1,4 +1,4 @@
-// Synthetic Markdown documents for the scale-out test and bench (issue 14): deterministic, cheap to parse,
+// Synthetic Markdown documents for the scale-out test and bench: deterministic, cheap to parse,
 // about one chunk per section, and every paragraph carries one word unique to the document, so a search for it
 // finds exactly that document.
 import crypto from 'node:crypto';

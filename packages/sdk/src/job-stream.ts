@@ -20,8 +20,8 @@ export interface WatchJobOptions {
 
 /**
  * One `data:` payload as the SDK types it. `error` is `{code, message}` whether the service sends that
- * object or a message string beside `error_code` (a stream shape that older status-stream clients read;
- * issue 12 §6a), so SDK users see one shape either way.
+ * object or a message string beside `error_code` (a stream shape that older status-stream clients read,
+ * docs/compat.md), so SDK users see one shape either way.
  */
 export function toJobStatusEvent(data: unknown): JobStatusEvent {
   const raw = data as JobStatusEvent & { error?: unknown; error_code?: string };

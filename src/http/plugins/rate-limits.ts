@@ -1,4 +1,4 @@
-// Request rate limits (issue 13: 3,000 searches from one key in 18.7 s were all answered): per client IP
+// Request rate limits (3,000 searches from one key in 18.7 s were all answered): per client IP
 // on every route but the probes, and per project on the search and ingest endpoints, counted by
 // @fastify/rate-limit's store in fixed one-minute windows. Over a limit the request is refused before its
 // body is read with 429 rate_limited, `Retry-After` (seconds to the window's end) and the one error

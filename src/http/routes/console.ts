@@ -1,4 +1,4 @@
-// The web console (issue 12 §4): static files from <repo>/console (plain HTML, CSS and ES modules, no
+// The web console: static files from <repo>/console (plain HTML, CSS and ES modules, no
 // build step) served at /console/ with @fastify/static. The browser code speaks to the service only
 // through the public /v3 API, so this file adds no API of its own; a strict Content-Security-Policy keeps
 // the pages to their own scripts and this origin.

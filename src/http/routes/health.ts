@@ -1,6 +1,6 @@
 // Liveness and readiness probes: /healthz answers while the process runs; /readyz probes each dependency
-// of this process's role — control plane, blob store, index (issue 14; src/internal/readiness.ts) — and
-// reports the event-loop lag since the previous /readyz (issue 13). Not ready is 503 backend_unavailable
+// of this process's role — control plane, blob store, index (src/internal/readiness.ts) — and
+// reports the event-loop lag since the previous /readyz. Not ready is 503 backend_unavailable
 // with the per-dependency checks in `details`.
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.ts';

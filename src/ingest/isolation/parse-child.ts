@@ -1,7 +1,7 @@
 // Entry point of a parse child process (started by parse-runner.ts with fork + IPC). It parses one
 // document at a time: {id, data, filename, mediaType, limits, chunk?} in, {id, ok, doc, chunked? | error}
 // out. With `chunk` it also chunks the document here (token counting and sentence splitting grow with the
-// input, issue 13: they must not run on the service's event loop) and sends back only the blocks the
+// input: they must not run on the service's event loop) and sends back only the blocks the
 // service still needs (tables and image references for the assets), not the text twice. Buffers cross
 // the channel through V8 serialisation (structured clone); the chunks go first in parts of CHUNK_PART
 // (`{id, part}` messages), because deserialising one reply of a 20 MB document held the service's loop

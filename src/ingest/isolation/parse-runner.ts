@@ -70,7 +70,7 @@ export class ParseRunner {
     this.size = Math.max(1, opts.size ?? 2);
     this.timeoutMs = opts.timeoutMs ?? 600_000;
     this.maxMemoryMb = opts.maxMemoryMb ?? 2048;
-    // A document's OCR may use as many tesseract processes as the pool has children (issue 15).
+    // A document's OCR may use as many tesseract processes as the pool has children.
     this.limits = { ...DEFAULT_PARSE_LIMITS, maxInflatedBytes: Math.floor(this.maxMemoryMb / 2) * 2 ** 20, ocrConcurrency: this.size, ...opts.limits };
   }
 
@@ -156,7 +156,7 @@ export class ParseRunner {
 
   /**
    * Parse and chunk (chunkDocument, default options) in the child: nothing whose cost grows with the
-   * document runs on this thread (issue 13). `doc.blocks` holds only the table and image blocks.
+   * document runs on this thread. `doc.blocks` holds only the table and image blocks.
    * @throws as `parse`
    */
   async parseAndChunk(input: ParseInput, opts: { signal?: AbortSignal } = {}): Promise<{ doc: ParsedDocument; chunked: ChunkedDocument }> {

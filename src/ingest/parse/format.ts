@@ -1,6 +1,6 @@
 // Format detection of uploads, kept apart from the parsers so that processes which only accept uploads
 // (the API role, and the service's main thread in role `all`, which parses in child processes) can
-// refuse unsupported files without loading any parser library (issue 15: pdfjs, mammoth, exceljs,
+// refuse unsupported files without loading any parser library (pdfjs, mammoth, exceljs,
 // sharp… cost the API process memory it never uses). The extension selects the format and a cheap look
 // at the first bytes confirms it (%PDF-, a ZIP holding word/, text that is not binary); without a known
 // extension the client's media type or the bytes alone decide. Nothing here parses.

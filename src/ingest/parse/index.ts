@@ -1,7 +1,7 @@
 // Entry point of document parsing: picks the parser for an upload (format.ts decides the format) and
 // normalises failures. Parser modules are imported on first use of their format, so a process that
 // never parses (the API role; the main thread of role `all`, which parses in child processes) never
-// loads pdfjs, mammoth, exceljs, sharp or the other parser libraries (issue 15). `parseDocument` runs the
+// loads pdfjs, mammoth, exceljs, sharp or the other parser libraries. `parseDocument` runs the
 // format's parser and turns any library failure into a ParseError carrying the job status code
 // (DESIGN.md §5: 415 unsupported/unreadable, 422 nothing extractable).
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// Image preparation for OCR (issue 15): every picture or rendered page becomes 8-bit RGB at the scale
+// Image preparation for OCR: every picture or rendered page becomes 8-bit RGB at the scale
 // the OCR asked for, handed to tesseract as a PNG at zlib level 1 without filtering (5-20 ms to encode
 // a page with sharp). Not uncompressed PPM: tesseract 5.3 reads stdin one character at a time, and the
 // 3-14 MB of a PPM page cost it 0.1-0.25 s more CPU than the PNG (bench:ocr: 1.08 -> 0.89 CPU s per
@@ -6,7 +6,7 @@
 // read coloured table headers (dark text on light blue) that a grey conversion by sharp lost.
 // Light-on-dark pictures (white text on a black or dark background: slides, screenshots, diagrams)
 // are redrawn as grey ink on white: tesseract's models are trained on dark text on a light background
-// and read almost nothing of the original. Not one global inversion (until issue 15's last part): such
+// and read almost nothing of the original. Not one global inversion: such
 // pictures mix white-on-black, white-on-colour and black-on-white text, so each pixel's ink is its
 // colour difference from its local background (ocr-local-ink.ts; the diagram of
 // ../shared/data/docs/html: 7 -> 8 of 15 labels, 18 -> 31 over four scales, docs/ocr.md).

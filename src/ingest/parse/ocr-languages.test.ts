@@ -1,4 +1,4 @@
-// The start-up OCR check (issue 16): which languages count as configured, which packages add the
+// The start-up OCR check: which languages count as configured, which packages add the
 // missing ones, and the one warning line.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Light-on-dark pictures for OCR (issue 15): diagrams, slides and dark-theme screenshots mix white text
+// Light-on-dark pictures for OCR: diagrams, slides and dark-theme screenshots mix white text
 // on black, white text on coloured boxes and black text on white cards in one picture. One global
 // inversion makes only some of them dark-on-light (a luminance inversion turns the white card black
 // and leaves white-on-blue text on a mid grey that tesseract's global Otsu threshold merges with its

@@ -5,7 +5,7 @@
 // so a pathological image cannot hang a parse. OMP_THREAD_LIMIT=1 keeps one run on one core (parallel
 // OpenMP threads slow tesseract down on a loaded 2-core machine, per the tesseract FAQ); parallelism
 // comes from running several processes instead (pages of a document, candidate languages), at most
-// `ocrConcurrency` (parse limits; the parse pool's size) at once in this process (issue 15).
+// `ocrConcurrency` (parse limits; the parse pool's size) at once in this process.
 import { execFile, spawn } from 'node:child_process';
 import { parseLimits } from '../isolation/limits.ts';
 import { traced } from './ocr-trace.ts';

@@ -1,4 +1,4 @@
-// Optional tracing of where OCR spends its time (issue 15): every tesseract run and every image
+// Optional tracing of where OCR spends its time: every tesseract run and every image
 // preparation step (decode, scale, render, rotate) runs inside `traced(label, fn)`. Without a tracer
 // (the service) that is a plain call; `npm run bench:ocr -- --trace` installs one that records the
 // wall time and CPU of each step, so the cost per page is measured rather than guessed.

@@ -62,7 +62,7 @@ const DIAGRAM_LABELS = [
 ];
 
 test('light-on-dark diagram: a majority of its labels read through the pipeline', async () => {
-  // 8 of 15 (a majority) is what the preparation of issue 15 reads at the default scale, and 7-8 at
+  // 8 of 15 (a majority) is what the local-ink preparation reads at the default scale, and 7-8 at
   // 1.25-2× (docs/ocr.md); before it, 7 at the default scale and 3-5 at the others. The 7 labels left
   // are beyond preparation: 4 stand turned 10-30° (tesseract reads upright lines; a sparse pass on the
   // picture turned back 20° added only PPTX) or half hidden, and in this typeface the capital I of
@@ -71,7 +71,7 @@ test('light-on-dark diagram: a majority of its labels read through the pipeline'
   const all = doc.blocks.filter((b) => b.kind !== 'image').map((b) => b.text).join('\n');
   const found = DIAGRAM_LABELS.filter((w) => new RegExp(`(^|[^\\p{L}])${w}($|[^\\p{L}])`, 'iu').test(all));
   assert.ok(found.length >= 8, `${found.length} of ${DIAGRAM_LABELS.length} labels: ${found.join(', ')}\n${all}`);
-  for (const word of ['JSON', 'Figures', 'Chunking', 'LangChain', 'Your', 'App']) assert.ok(found.includes(word), `${word} read before issue 15's last part`);
+  for (const word of ['JSON', 'Figures', 'Chunking', 'LangChain', 'Your', 'App']) assert.ok(found.includes(word), `${word} was read before the local-ink preparation too`);
 });
 
 test('a picture turned a quarter is put upright (OSD) and read', async () => {

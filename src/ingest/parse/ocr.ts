@@ -1,7 +1,7 @@
 // OCR of one image (a scanned PDF page or an uploaded picture) into positioned text runs that the PDF
 // layout code (pdf-layout.ts / pdf-blocks.ts) turns into lines and blocks, so OCR'd text gets the same
-// reading order, heading and paragraph rules as a text layer. Steps (issue 15 made the common case one
-// tesseract run instead of two or more):
+// reading order, heading and paragraph rules as a text layer. Steps (the common case is one tesseract
+// run):
 //  0. The picture is scaled as requested and encoded as PNG; light-on-dark pictures are redrawn as grey
 //     ink on white, each pixel against its local background (ocr-image-prep.ts, ocr-local-ink.ts).
 //  1. English first: most pages are upright Latin text, and then one run is all it takes. Only when

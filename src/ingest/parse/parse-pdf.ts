@@ -135,7 +135,7 @@ interface PreparedPage {
 /**
  * First half of reading a page, in page order: text runs and graphics; a page without a text layer
  * starts its OCR (rendering + tesseract) here and does not wait for it, so the next pages' OCR can run
- * at the same time (issue 15; tesseract processes are bounded by ocr-tesseract.ts).
+ * at the same time (tesseract processes are bounded by ocr-tesseract.ts).
  */
 async function preparePage(page: PDFPageProxy, n: number, st: DocState): Promise<PreparedPage> {
   const limits = parseLimits();

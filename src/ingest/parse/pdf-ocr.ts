@@ -3,7 +3,7 @@
 // npm package; pdfjs's Node build uses it by default) and its pixels are read by ocr.ts. The rendered
 // image only lives in memory for the OCR: page images are never stored. Runs come back in the page's
 // own coordinates.
-// Resolution per page (issue 15): 300 dpi took twice the CPU of 200 dpi and read the scans of
+// Resolution per page: 300 dpi took twice the CPU of 200 dpi and read the scans of
 // ../shared/data/docs no better (docs/ocr.md), so a page is rendered at 200 dpi, or at the scan's own
 // resolution when that is lower (never below 150 dpi), then enlarged up to 300 dpi when its text lines,
 // measured on the pixels, are under ~20 px high (ocr.ts fitScale: one reading at the right size; a

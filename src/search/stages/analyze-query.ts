@@ -2,7 +2,7 @@
 // the same analyser that produced the documents' token column, so lexical matching is symmetric.
 // Stopwords of the query's language and of English, and the meta words of prompt templates ("answer the
 // following question"), are dropped from the query terms (analysis/stopwords.ts) unless nothing else would
-// remain, so "What is the … of the …" and instruction filler do not outweigh the content words (issue 11).
+// remain, so "What is the … of the …" and instruction filler do not outweigh the content words.
 // Question focus: when a query of several sentences or clauses holds a question (a segment ending in ?, ？
 // or ؟), the words that occur only outside the question(s) weigh FOCUS_OUTSIDE_WEIGHT: an agent's
 // "Assume you are an analyst preparing a briefing. <question>? Use the details in …" keeps its question in
@@ -108,7 +108,7 @@ export function isQuestion(segment: string): boolean {
  * Clause boundary inside a sentence, for coverage segments only (not for the question focus, where "For
  * Pfizer, which region …?" must stay one question): a comma after a word (not a digit, so "1,577" stays
  * whole). An instruction clause ("Using only the information available in the documents, answer …: {q}")
- * then gets its own segment factor. Chosen on the training rows of bench/fit-relevance.ts (2026-11-24):
+ * then gets its own segment factor. Chosen on the training rows of bench/fit-relevance.ts:
  * instruction-wrapped SciFact train claims with a relevant hit ≥ 0.3, over 5 183 abstracts 0.455 → 0.486
  * (plain 0.561 → 0.556), rel+100 0.625 → 0.675, rel+10 0.725 → 0.775; XQuAD equal or better.
  */
@@ -133,7 +133,7 @@ export function questionFocus(query: string): string | null {
  * briefing. <question>? Answer using the details in the provided documents." then gets the vector of its
  * question, not an average pulled toward the instruction's words — the dense side of the question focus
  * that BM25 already applies (FOCUS_OUTSIDE_WEIGHT). Measured on the TRAINING rows of bench/fit-relevance.ts
- * (thirteenth session, shipped model unchanged; only wrapped XQuAD queries change, SciFact claims have no
+ * (shipped model unchanged; only wrapped XQuAD queries change, SciFact claims have no
  * question): a relevant hit ≥ 0.3 for XQuAD n=240 wrapped 0.815 → 0.833, n=10 wrapped equal, article
  * documents wrapped 0.965 → 0.960; log-loss of wrapped rows up (0.0115 → 0.0134 at n=240: all their scores
  * rise toward the plain question's).
@@ -242,7 +242,7 @@ export function analyseQuery(query: string, fallbackLang: string | null): Analys
   // ("acquired" also matches "acquisition", "grow" matches "growth") and the other spelling ("tumour",
   // "tumor"), at the word's own BM25 weight. SciFact TRAIN (809 claims, 5 183 abstracts): a relevant hit
   // ≥ 0.3 for 0.573 → 0.588 of the claims, nDCG@10 0.7024 → 0.7039; XQuAD en training half and training
-  // books equal (twenty-first session; variants measured: docs/search.md).
+  // books equal (variants measured: docs/decisions/2026-11-28-english-forms.md).
   if (stemLang === 'en') {
     const own = new Set(groups.flat());
     const inTerms = new Set(terms); // one lookup per form: a pasted passage has ≈ 1 000 words

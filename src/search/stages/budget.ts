@@ -1,8 +1,8 @@
 // Stage 7 of retrieval: the token budget (DESIGN.md §5). Hits are admitted best-first in their core form
 // (their retrieved chunks) while they fit `target_tokens`; then, best first, each admitted hit takes its
 // expanded form (the neighbours `expand_tightness` gives it) if that still fits the target: another
-// probably relevant passage is worth more than a first passage's neighbours (twenty-first session; before,
-// the first hits' neighbours could fill the budget and leave out the ninth hit at 0.37; docs/search.md
+// probably relevant passage is worth more than a first passage's neighbours (admitting
+// expanded forms first, the first hits' neighbours could fill the budget and leave out the ninth hit at 0.37; docs/search.md
 // "Token budget"). At the first hit whose core does not fit the result is cut — except that the
 // budget may grow toward `max_tokens` to finish a tight cluster: when the hits around the cut (scores
 // within CLUSTER_MARGIN of the last admitted one) come from at least two documents, the rest of that
@@ -18,7 +18,7 @@ export const CLUSTER_MARGIN = 0.05;
  * Lowest score of the last admitted hit at which the budget may grow past `target_tokens` for a cluster:
  * the spec's default `min_relevance` (0.3), the score below which the service holds a hit probably
  * irrelevant. Without it a request with `min_relevance: 0` found every hit below 0.05 "tied" with its
- * cut and grew to `max_tokens` (11 900 tokens of a 5 000 target at 100k chunks, bench:latency, issue 15).
+ * cut and grew to `max_tokens` (11 900 tokens of a 5 000 target at 100k chunks, bench:latency).
  */
 export const CLUSTER_MIN_SCORE = 0.3;
 

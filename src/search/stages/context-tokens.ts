@@ -1,5 +1,5 @@
-// Token counts the budget and the response need, without re-tokenising what was counted before (issue 15:
-// re-tokenising the rendered context and every document header was 18 % of a filled search's CPU).
+// Token counts the budget and the response need, without re-tokenising what was counted before
+// (re-tokenising the rendered context and every document header was 18 % of a filled search's CPU).
 // Document headers: their estimate depends only on the document's id and title, so it is counted once per
 // document and kept in a bounded cache. Chunk bodies use the counts stored at ingest (hit-content.ts), and
 // so does the exact count of the rendered context (contextTokens).
@@ -15,7 +15,7 @@ export const HEADER_CACHE_SIZE = 50_000;
  * `</doc>` line. Counted by segments between cuts (segmentTokens, exact under the same checks as
  * contextTokens): the words of titles recur across documents, so a document seen for the first time costs
  * a memo lookup per title word and one short BPE call for its id, not a BPE pass over the whole line
- * (first sight of a document was ≈ 0.3 ms of a filled search at 100k chunks, tenth session profile).
+ * (first sight of a document was ≈ 0.3 ms of a filled search at 100k chunks, profiled).
  */
 export function headerTokens(doc: { doc_id: string; title: string }): number {
   const text = `<doc id="${doc.doc_id}" title="${doc.title}" pages="1-1">\n</doc>\n`;
@@ -49,7 +49,7 @@ const ODD_SPACE = /[^\S \t\r\n]/;
 
 /**
  * Exactly countTokens() of the context rendered from `pieces`, re-tokenising only its markup, headers and
- * the first and last word of each chunk: issue 15 measured re-tokenising the whole context at ≈16 % of a
+ * the first and last word of each chunk: re-tokenising the whole context measured ≈16 % of a
  * filled search's busy main-thread time.
  *
  * Why it is exact. A space preceded by a non-whitespace character is a pre-token boundary of o200k_base in
@@ -107,7 +107,7 @@ const segmentMemo = new Map<string, number>();
  * a cut is a pre-token boundary, so counts add up across cuts; the caller has checked that the context has
  * no odd whitespace and no stretch without a cut longer than MAX_GAP. Segments are word-sized (` title="…`,
  * `</doc>\n<doc`, a chunk's first word) and recur across searches, so most counts are a Map lookup instead
- * of a BPE call (these calls were ≈ 1.3 ms of a filled search, issue 15). Bounded: cleared when full.
+ * of a BPE call (these calls were ≈ 1.3 ms of a filled search). Bounded: cleared when full.
  */
 function segmentTokens(text: string): number {
   let total = 0;

@@ -1,6 +1,6 @@
 // Stage 3c of retrieval: query-term coverage of every fused chunk — the share of the query's matchable
 // content that the chunk holds, each query word weighted by its IDF within the candidate pool. It is an
-// absolute feature (issue 11): unlike "BM25 / best BM25" it does not fall for a second relevant passage
+// absolute feature: unlike "BM25 / best BM25" it does not fall for a second relevant passage
 // because a first one exists, and it does not depend on the namespace's size or the query's length.
 //   df(w)   candidates (vector ∪ BM25 lists, ≤ 200) holding any term of word w's group
 //   idf(w)  ln(1 + (P − df + 0.5) / (df + 0.5)), P = pool size (the BM25 IDF of Robertson–Spärck Jones
@@ -56,7 +56,7 @@ import type { QuerySentence } from './analyze-query.ts';
 /**
  * Exponent γ on a segment's relative matchability m(s)/max m: 1 keeps it linear, higher values push
  * instruction segments (that co-occur by chance) further toward 0. Chosen on the TRAINING rows of
- * bench/fit-relevance.ts (2026-11-24): with γ = 2 (segments and words) instruction-wrapped SciFact train
+ * bench/fit-relevance.ts: with γ = 2 (segments and words) instruction-wrapped SciFact train
  * claims over 5 183 abstracts have a relevant hit ≥ 0.3 for 0.50 of queries (γ = 1: 0.445; segments
  * only, γ = 1: 0.40) and plain ones 0.60 (0.59, 0.57), with lower log-loss on every kind of data.
  */
@@ -70,7 +70,7 @@ const WORD_SHARPNESS = 2;
  * instruction sentence ("Give a short answer and cite where it comes from.") leaves coverage and the
  * matchable length entirely instead of keeping a small weight. Clause segments and single-sentence queries
  * are not affected (plain questions and claims keep their scores); a question sentence is never dropped.
- * Chosen on the TRAINING rows of bench/fit-relevance.ts (twelfth session, 2026-11-25): instruction-wrapped
+ * Chosen on the TRAINING rows of bench/fit-relevance.ts: instruction-wrapped
  * SciFact train claims over 5 183 abstracts with a relevant hit ≥ 0.3, 0.486 without the drop → 0.498
  * (0.25), 0.506 (0.5), 0.512 (0.75), 0.516 (0.99); plain 0.556 → 0.555; XQuAD kinds within one query. 0.75
  * rather than "the best sentence only" (0.99, one query better) so that a second sentence of a real need
@@ -270,7 +270,7 @@ function sentenceKept(has: Array<boolean[] | null>, idf: number[], sentences: Qu
 const INSTRUCTION_GUARD = 0.25;
 
 /**
- * Which sentences are dropped as instructions (sixteenth session): every instruction sentence
+ * Which sentences are dropped as instructions: every instruction sentence
  * (analyze-query.ts QuerySentence.instruction), when the query has a sentence that is not one and the best
  * such sentence passes the guard. Pool IDF makes a wrapped claim's instruction look specific: the pool was
  * retrieved for the claim's words, so they are common in it and the instruction's ("information",
@@ -306,8 +306,8 @@ function segmentMass(has: Array<boolean[] | null>, idf: number[], seg: number[])
  * / (d + 0.5)) with D the documents that have a candidate and d those with a candidate holding the word.
  * When every document has one candidate (SciFact abstracts, XQuAD paragraphs) it equals the chunk-level
  * IDF, so every weight doubles and coverage (a ratio) is unchanged; with one document (searchInDoc) it adds
- * the same 0.29 to every matched word. Chosen on the training rows of bench/fit-relevance.ts (2026-11-24,
- * with clause segments, analyze-query.ts): share of queries with a relevant hit ≥ 0.3 equal or better on
+ * the same 0.29 to every matched word. Chosen on the training rows of bench/fit-relevance.ts (with
+ * clause segments, analyze-query.ts): share of queries with a relevant hit ≥ 0.3 equal or better on
  * every kind of data but plain SciFact over 5 183 abstracts (0.561 → 0.556), XQuAD article documents
  * 0.958 → 0.963 (plain) and 0.969 → 0.975 (wrapped).
  * @param idf     per word, chunk-level pool IDF (0 = no candidate holds it; left 0)

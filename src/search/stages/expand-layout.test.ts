@@ -1,4 +1,4 @@
-// Expansion planned from the layout stored on each chunk row (issue 15) against expansion planned from the
+// Expansion planned from the layout stored on each chunk row against expansion planned from the
 // chunkset rows read back, on real rows in a real LanceDB table: the same ranges, chunks and token counts
 // for random hits, tightnesses and claims; no engine read when the stored windows suffice; and regions
 // whose rows carry no layout (written before it was stored) still expand by reading.

@@ -74,7 +74,7 @@ export interface ChunksetRequest {
 
 /**
  * Load the layout of every chunk of several chunksets around known ranges (ReadOptions.text false: no
- * content; see hydrateChunks) with one engine read per round (issue 15: one read instead of one per region): fetch a window around each range, and widen the windows whose edge
+ * content; see hydrateChunks) with one engine read per round (one read instead of one per region): fetch a window around each range, and widen the windows whose edge
  * chunks still belong to their chunkset (doubling steps) in further rounds until no window needs it.
  * @returns per request (same order), its chunkset's chunks ordered by chunk_index
  * @throws whatever the index throws
@@ -179,7 +179,7 @@ function planFromRows(r: Region, rows: StoredChunk[], others: Set<number>, tight
 
 /**
  * Expand regions in place, best first (earlier regions claim contested chunks). Regions whose retrieved
- * chunks store their layout (ChunkLayout) are planned without a read (issue 15); the others (rows
+ * chunks store their layout (ChunkLayout) are planned without a read; the others (rows
  * written before the layout was stored, growth past the stored windows) read their chunkset, in one read
  * per round, after which every region is planned again in order (a region's expansion depends on the
  * ones before it in its document). Chunks chosen here carry no text: hydrateChunks() reads the text of

@@ -12,7 +12,7 @@ const HASH_MASK = 0x3fffffff;
  * allocating a string per term: each term is hashed (FNV-1a over its UTF-16 code units) as it is read, and a
  * hash found among the query's terms is confirmed by comparing the characters. 200 candidates of ≈ 300
  * terms are read per search; the split's 60 000 short strings cost ≈ 3.6 ms of main-thread time plus their
- * garbage (profile of a filled search at 100k chunks, fourth session); this scan ≈ 2.2 ms, no garbage.
+ * garbage (profile of a filled search at 100k chunks); this scan ≈ 2.2 ms, no garbage.
  * @param groups query word groups (alternatives of one word)
  * @returns scan(tokens, h): sets h[w] = true for every group w with a term in `tokens`
  */

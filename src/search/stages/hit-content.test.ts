@@ -1,4 +1,4 @@
-// The cut of a lone hit larger than max_tokens (issue 13 §5): the rendered context must stay within the
+// The cut of a lone hit larger than max_tokens: the rendered context must stay within the
 // ceiling for any text, title and page span, although the budget works on estimates.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

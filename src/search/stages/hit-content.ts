@@ -69,7 +69,7 @@ export function truncateChunks(chunks: StoredChunk[], maxTokens: number): Stored
  * Cut a lone hit's chunks so that the context rendered from them is at most `maxTokens` tokens.
  * truncateChunks() works on estimates (the doc header is estimated with a one-page span, `[pN]` markers
  * with REGION_OVERHEAD_TOKENS, the `<context>` envelope not at all, and tokens merge differently at
- * joins), so the cut is measured with `measure` and tightened by the excess until it fits (issue 13: a
+ * joins), so the cut is measured with `measure` and tightened by the excess until it fits (a
  * 100-token ceiling gave 101 to 103).
  * @param estimate first allowance for truncateChunks (the budget's `truncateTo`)
  * @param measure tokens of the rendered context for a candidate chunk list
@@ -88,7 +88,7 @@ export function fitChunks(chunks: StoredChunk[], estimate: number, maxTokens: nu
 /**
  * Give the chunks of the hits a response shows their text: expansion and widening read the layout only
  * (ReadOptions.text false), so the text of exactly the shown chunks is read here, in one engine read
- * (issue 15; by row address where the chunks carry one, NamespaceIndex.getChunksAt with `shown`: the text,
+ * (by row address where the chunks carry one, NamespaceIndex.getChunksAt with `shown`: the text,
  * pages, heading path and token count, not the job id, which no response shows). Chunks are replaced
  * in place by the rows read, order kept; a chunk whose row vanished since (its document was deleted during
  * the search) is left out.
@@ -111,7 +111,7 @@ async function rowsOf(index: NamespaceIndex, namespace: string, chunks: StoredCh
 }
 
 /**
- * Give chunks read without their text (textOmitted: retrieval reads none, issue 15) their text in place,
+ * Give chunks read without their text (textOmitted: retrieval reads none) their text in place,
  * in one engine read; used for the hits the advanced tier's reranker reads. A chunk whose row vanished
  * since (its document was deleted during the search) keeps empty text.
  * @throws whatever the index throws

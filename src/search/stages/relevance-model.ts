@@ -1,7 +1,7 @@
 // Coefficients of the relevance model (DESIGN.md §5 "Relevance score"): a logistic regression over
 // absolute per-hit features (stages/score.ts), so `score` reads as the probability that the hit is
 // relevant and `min_relevance` = 0.3 drops what is probably irrelevant — the same meaning in a namespace
-// of one document or of 100k chunks, for a short or a verbose question, in any language (issue 11).
+// of one document or of 100k chunks, for a short or a verbose question, in any language.
 // This file is the one place the constants live.
 //
 // PROVENANCE: fitted by `npx tsx bench/fit-relevance.ts --collect --per-set 40 --features
@@ -10,48 +10,47 @@
 // the 5 183 abstracts, and 80 of them in namespaces of rel+100 and rel+10 abstracts; XQuAD questions of the
 // even-numbered articles in 12 languages over namespaces of 1, 10 and 240 paragraphs and of multi-paragraph
 // article documents; every question asked plain and wrapped in an instruction (bench/lib/train-sets.ts,
-// templates distinct from the evaluation's). 410 200 candidates of 5 345 queries, 5 498 relevant. Refitted
-// 2026-11-24 (third session) after clause segments (analyze-query.ts) and the two-level pool IDF
-// (coverage.ts addDocumentIdf), and 2026-11-25 (twelfth session) after the sentence drop (coverage.ts
-// SENTENCE_DROP) and with the new `title_cov` (weight 1.09; SciFact over 5 183 abstracts training nDCG@10
-// 0.696 → 0.702, hit ≥ 0.3 plain 0.555 → 0.569 and wrapped 0.512 → 0.527; XQuAD n=10 two queries worse).
-// `title_cov` then moved from the bare title to the document label (title + file name words): refitted,
-// every weight within 0.001 of these, so they were kept. Thirteenth session (2026-11-25): the phrase-pair
-// features `pair_cov` and `pair_cov_pool` (coverage.ts; pair hashes stored at ingest). Fitted together,
+// templates distinct from the evaluation's). 410 200 candidates of 5 345 queries, 5 498 relevant. The rows
+// are collected through the shipped query analysis (clause segments, two-level pool IDF, sentence drop,
+// instruction sentences weighing 0); the fits that led here are in docs/decisions/2026-11-24-relevance-model.md.
+// What the features added last gave on the training rows, each against the same rows fitted without it:
+// - `title_cov` (weight 1.09; the document label, title + file name words): SciFact over 5 183 abstracts
+//   nDCG@10 0.696 → 0.702, a relevant hit ≥ 0.3 plain 0.555 → 0.569 and wrapped 0.512 → 0.527; XQuAD n=10
+//   two queries worse. Fitted on the bare title instead, every weight is within 0.001 of these.
+// - `pair_cov` and `pair_cov_pool` (coverage.ts; pair hashes stored at ingest). Fitted together,
 // `pair_cov` takes −0.98 and `pair_cov_pool` +1.97: holding one more pair raises both, so the score still
 // rises with every pair held; the pool share carries the evidence, the all-pairs share corrects it where
-// few of the query's pairs occur anywhere. On the training rows, against the same rows fitted without them:
-// SciFact over 5 183 abstracts nDCG@10 0.7017 → 0.7049 (wrapped 0.6905 → 0.6939), a relevant hit ≥ 0.3
-// plain 0.569 → 0.571 and wrapped 0.527 → 0.538; rel+10 0.79 → 0.83, rel+100 0.74 → 0.80; XQuAD n=10
-// 0.904 → 0.917, n=240 0.821 → 0.844; XQuAD article documents 0.960 → 0.950 (5 of 480 queries worse);
-// log-loss lower on every kind. Each alone: `pair_cov` (weight 0.82) gains SciFact nDCG but loses XQuAD
-// n=240 and article documents; `pair_cov_pool` (2.78) gains XQuAD and small SciFact namespaces but loses
-// SciFact over 5 183 abstracts (nDCG@10 0.699). Rows stored without pair hashes are scored by
-// RELEVANCE_MODEL_NO_PAIRS (score.ts modelFor). The query vector then became the question's for wrapped
-// questions (analyze-query.ts denseQueryText); measured with these weights unchanged (a refit on those rows
-// lowered the plain hit rates, docs/search.md). Fourteenth session (2026-11-25): a letter/digit compound
-// ("FY2023") became one query word instead of three (analyze-query.ts; its parts stay BM25 terms);
-// a compound is also the phrase of its parts (pair [a, a]); refitted on the re-collected training rows:
-// SciFact over 5 183 abstracts a relevant hit ≥ 0.3 plain 0.566 → 0.565 and wrapped 0.535 → 0.529
-// (identifiers such as "FGF21" lose the weight their parts had added), nDCG@10 0.7046 → 0.7035, every
-// XQuAD kind and the small SciFact namespaces unchanged.
-// Sixteenth session (2026-11-28): instruction sentences weigh 0 in coverage (coverage.ts instructionDrop);
-// refitted on the re-collected training rows: SciFact over 5 183 abstracts a relevant hit ≥ 0.3 plain 0.567 →
-// 0.565, wrapped 0.532 → 0.532; XQuAD n=240 wrapped 0.831 → 0.838; every weight within 0.07 (docs/search.md).
-// Seventeenth session: regions group strong chunks with strong ones only (group-regions.ts GROUP_MIN_SCORE,
-// which scores chunks with this model). Re-collected rows, refitted: worse for the product, NOT adopted. A
-// region's features are maxima over its members, so strong regions keep their features; what changes is
-// that the weak neighbour holding an answer span is now its own low-scored region labelled relevant, which
-// pulls a refit toward lower doc_cov (3.47 → 2.41) and higher cov (3.42 → 4.45). On the re-collected rows
-// the shipped weights (`fit-relevance.ts --shipped`) against the refit: SciFact over 5 183 abstracts nDCG@10
-// 0.7007 / 0.696, XQuAD article documents a relevant hit ≥ 0.3 0.935 / 0.913 (log-loss 0.095 / 0.075); on
-// the long training documents (bench:answers --sets books) answers in context 0.937 / 0.892 (search) and
-// 0.992 / 0.952 (searchInDoc).
-// Twentieth session: the query also drops @orama/stopwords' words (analysis/stopwords.ts queryStopTerms).
-// On training rows re-collected that way these weights give SciFact over 5 183 abstracts nDCG@10 0.6993
-// (0.7007 before), a relevant hit ≥ 0.3 for 0.572 of the claims (0.565); a refit on those rows was worse on
-// every kind but the small SciFact namespaces, so the weights were kept (docs/search.md).
-// Calibration on those rows (sixteenth-session fit), unweighted (predicted → observed): 0.2–0.3 → 0.13,
+// few of the query's pairs occur anywhere. SciFact over 5 183 abstracts nDCG@10 0.7017 → 0.7049 (wrapped
+// 0.6905 → 0.6939), a relevant hit ≥ 0.3 plain 0.569 → 0.571 and wrapped 0.527 → 0.538; rel+10 0.79 →
+// 0.83, rel+100 0.74 → 0.80; XQuAD n=10 0.904 → 0.917, n=240 0.821 → 0.844; XQuAD article documents
+// 0.960 → 0.950 (5 of 480 queries worse); log-loss lower on every kind. Each alone: `pair_cov` (weight
+// 0.82) gains SciFact nDCG but loses XQuAD n=240 and article documents; `pair_cov_pool` (2.78) gains XQuAD
+// and small SciFact namespaces but loses SciFact over 5 183 abstracts (nDCG@10 0.699). Rows stored without
+// pair hashes are scored by RELEVANCE_MODEL_NO_PAIRS (score.ts modelFor).
+// Query-side changes measured with these weights (refitted where the refit was better):
+// - The query vector is the question's for wrapped questions (analyze-query.ts denseQueryText): weights
+//   unchanged (a refit on those rows lowered the plain hit rates, docs/search.md).
+// - A letter/digit compound ("FY2023") is one query word instead of three (analyze-query.ts; its parts stay
+//   BM25 terms) and the phrase of its parts (pair [a, a]); refitted: SciFact over 5 183 abstracts a relevant
+//   hit ≥ 0.3 plain 0.566 → 0.565 and wrapped 0.535 → 0.529 (identifiers such as "FGF21" lose the weight
+//   their parts had added), nDCG@10 0.7046 → 0.7035, every XQuAD kind and the small SciFact namespaces
+//   unchanged.
+// - Instruction sentences weigh 0 in coverage (coverage.ts instructionDrop); refitted: SciFact over 5 183
+//   abstracts a relevant hit ≥ 0.3 plain 0.567 → 0.565, wrapped 0.532 → 0.532; XQuAD n=240 wrapped 0.831 →
+//   0.838; every weight within 0.07 (docs/search.md). These are the shipped weights.
+// - The query also drops @orama/stopwords' words (analysis/stopwords.ts queryStopTerms): these weights give
+//   SciFact over 5 183 abstracts nDCG@10 0.6993 (0.7007 before), a relevant hit ≥ 0.3 for 0.572 of the
+//   claims (0.565); a refit on those rows was worse on every kind but the small SciFact namespaces, so the
+//   weights were kept (docs/search.md).
+// Not adopted: regions that group strong chunks with strong ones only (group-regions.ts GROUP_MIN_SCORE,
+// which scores chunks with this model), refitted on rows collected that way. A region's features are
+// maxima over its members, so strong regions keep their features; what changes is that the weak neighbour
+// holding an answer span is now its own low-scored region labelled relevant, which pulls a refit toward
+// lower doc_cov (3.47 → 2.41) and higher cov (3.42 → 4.45). The shipped weights (`fit-relevance.ts
+// --shipped`) against that refit: SciFact over 5 183 abstracts nDCG@10 0.7007 / 0.696, XQuAD article
+// documents a relevant hit ≥ 0.3 0.935 / 0.913 (log-loss 0.095 / 0.075); on the long training documents
+// (bench:answers --sets books) answers in context 0.937 / 0.892 (search) and 0.992 / 0.952 (searchInDoc).
+// Calibration of the shipped weights on their training rows, unweighted (predicted → observed): 0.2–0.3 → 0.13,
 // 0.3–0.4 → 0.26, 0.4–0.5 → 0.31, 0.5–0.6 → 0.36, 0.6–0.7 → 0.43, 0.7–0.8 → 0.54, 0.8–0.9 → 0.71, 0.9–1.0 → 0.89.
 // Relative features (BM25 / best BM25, cosine − best cosine) and query-level maxima were tried and are
 // NOT used: they rank SciFact slightly better but make scores winner-take-all (a second relevant passage
@@ -97,15 +96,15 @@ export interface RelevanceModel {
 export const RELEVANCE_MODEL: RelevanceModel = {
   intercept: -9.1152,
   weights: { cov: 3.4216, bm25_pm: 3.2351, cos: -0.4633, dense_off: 1.0635, rrf: 0.7692, anchor_cos: 0.7731, bm25_rr: 1.6762, ann_rr: 0.6953, doc_cov: 3.4724, cov_doc: -0.5263, title_cov: 1.0767, pair_cov: -1.1188, pair_cov_pool: 1.9977 },
-  source: 'logistic regression on training splits (scifact n=5183, scifact n=rel+10, scifact n=rel+100, xquad long, xquad n=1, xquad n=10, xquad n=240; 400836 candidates of 5345 queries, 5496 relevant), builtin embedder + LanceDB BM25, bench/fit-relevance.ts, 2026-11-28 (sixteenth session: instruction sentences dropped by their marker words)',
+  source: 'logistic regression on training splits (scifact n=5183, scifact n=rel+10, scifact n=rel+100, xquad long, xquad n=1, xquad n=10, xquad n=240; 400836 candidates of 5345 queries, 5496 relevant), builtin embedder + LanceDB BM25, bench/fit-relevance.ts, 2026-11-28 (instruction sentences dropped by their marker words)',
 };
 
 /**
  * The model for hits whose phrase-pair coverage is unknown (rows stored before pair hashes existed; score.ts
- * modelFor): the same fit without `pair_cov` (twelfth session's model, fitted on the same training rows).
+ * modelFor): the same fit without the pair features, on the same training rows.
  */
 export const RELEVANCE_MODEL_NO_PAIRS: RelevanceModel = {
   intercept: -9.494,
   weights: { cov: 3.9485, bm25_pm: 3.644, cos: -0.4759, dense_off: 1.0789, rrf: 0.7871, anchor_cos: 0.8525, bm25_rr: 1.813, ann_rr: 0.653, doc_cov: 3.6769, cov_doc: -0.3548, title_cov: 1.0228 },
-  source: 'logistic regression on training splits (scifact n=5183, scifact n=rel+10, scifact n=rel+100, xquad long, xquad n=1, xquad n=10, xquad n=240; 400836 candidates of 5345 queries, 5496 relevant), builtin embedder + LanceDB BM25, bench/fit-relevance.ts, 2026-11-28 (sixteenth session, without the pair features)',
+  source: 'logistic regression on training splits (scifact n=5183, scifact n=rel+10, scifact n=rel+100, xquad long, xquad n=1, xquad n=10, xquad n=240; 400836 candidates of 5345 queries, 5496 relevant), builtin embedder + LanceDB BM25, bench/fit-relevance.ts, 2026-11-28 (without the pair features)',
 };

@@ -56,7 +56,7 @@ export interface RerankOptions {
 /**
  * The query terms the builtin reranker matches passages with: the first (query-language) form of each word
  * group the standard tier counted (QueryStats.countedWords), so instruction sentences, stopwords and prompt
- * words weigh in neither tier. Before (nineteenth session) the reranker took every word of the text: the
+ * words weigh in neither tier. Taking every word of the text instead, the
  * wrapper of an instruction-wrapped question ("Assume you are an analyst preparing a briefing …") added rare
  * words no passage holds to its coverage denominator, and wrapped questions scored lower than plain ones.
  * @param groups the analysed query's word groups (analyze-query.ts), first form in the stemming language

@@ -31,9 +31,9 @@ export interface LexicalQuery {
  * Run vector and BM25 retrieval concurrently. The query embedding is started first and its ANN query sent
  * as soon as the vector is in; the query analysis that BM25 needs (language detection, stemming, segments:
  * ≈ 0.7 ms of main-thread time) runs while the ANN query is in the engine, and BM25 is sent right after it.
- * ANN is the slower of the two at 100k chunks, so the analysis no longer precedes it (issue 15). An ONNX or
+ * ANN is the slower of the two at 100k chunks, so the analysis no longer precedes it. An ONNX or
  * HTTP embedder computes the vector elsewhere: BM25 is then sent after the analysis alone, as before, and
- * overlaps the embedding. By default the candidates are read without their text (issue 15): ranking needs
+ * overlaps the embedding. By default the candidates are read without their text: ranking needs
  * their layout, vectors, term hashes (or terms) and stored bibliography flag, and the response reads the
  * text of what it shows; tables written before the flag was stored give it anyway.
  * @param index      the data plane

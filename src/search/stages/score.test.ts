@@ -38,7 +38,7 @@ test('score rises with coverage, BM25 and rank, and does not depend on the best 
   assert.ok(relevanceProbability(relevanceFeatures({ ...base, coverage: 0.9 }, stats)) > p);
   assert.ok(relevanceProbability(relevanceFeatures({ ...base, bm25: 15 }, stats)) > p);
   assert.ok(relevanceProbability(relevanceFeatures({ ...base, rrf: 1 / 62 }, stats)) > p);
-  // A second relevant passage is not pushed down because a stronger one exists (issue 11).
+  // A second relevant passage is not pushed down because a stronger one exists.
   assert.equal(relevanceProbability(relevanceFeatures(base, { ...stats, maxBm25: 200, maxAnn: 0.99 })), p);
 });
 

@@ -1,6 +1,6 @@
 // Stage 5 of retrieval: the relevance score (0..1) of each hit — a logistic function of per-hit features,
 // with coefficients from relevance-model.ts (fitted on training splits of SciFact and XQuAD, never test).
-// The shipped model uses only ABSOLUTE features (issue 11), so a score means the same whatever the best hit
+// The shipped model uses only ABSOLUTE features, so a score means the same whatever the best hit
 // of the query scored, the namespace's size and the query's length:
 //   cov            IDF-weighted share of the query's matchable words the hit holds (stages/coverage.ts)
 //   bm25_pm        bm25 / (matchable words · idf_max), idf_max = ln(1 + (N − 0.5) / 1.5) the BM25 IDF of a

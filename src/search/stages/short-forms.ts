@@ -1,7 +1,7 @@
 // Stage 1 of retrieval, before the query is analysed: a short form in the query ("PPNE", "TNF") is followed
 // by the long form that the project's visible documents define for it ("property, plant and equipment (PP&E)"
 // in a filing; analysis/abbreviations.ts), so that BM25, coverage, phrase pairs and the query vector all see
-// the words the passages are written in. Issue 11: "Did Pfizer grow its PPNE between FY20 and FY21?" had its
+// the words the passages are written in. "Did Pfizer grow its PPNE between FY20 and FY21?" had its
 // balance sheet at rank 98 of the filing (0.03); with the long form it is fourth (0.90).
 import { expandShortForms, extractDefinitions, queryShortForms } from '../../analysis/abbreviations.ts';
 import { analyze } from '../../analysis/analyzer.ts';

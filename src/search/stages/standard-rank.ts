@@ -93,8 +93,8 @@ export interface RankOptions {
  * release, it scores as `searchInDoc` scores it. A named document's region keeps the better of its two scores;
  * other documents' regions keep theirs. The scoped ranking reads the same candidate lists (no engine call);
  * a chunk of a named document that a full list left out is imputed the whole list's floor, as before.
- * Until the twentieth session the documents a query named were scored together; "AMCOR" names its 10-K
- * and its release, and the 10-K's words then set the bar for the release's passages: "How much was the
+ * Scored together instead, the documents a query names compete: "AMCOR" names its 10-K and its
+ * release, and the 10-K's words then set the bar for the release's passages: "How much was the
  * Real change in Sales for AMCOR in FY 2023 vs FY 2022 …" scored the release's evidence 0.15 (empty
  * context), 0.47 in `searchInDoc`. Cost: the named documents' candidates partition the scoped pool, so
  * the scoped rankings together read each candidate once, as the joint one did; rankStandard merges them

@@ -1,4 +1,4 @@
-// Stage 7b of retrieval (issue 11 "a context that uses its budget for evidence"): when the admitted hits
+// Stage 7b of retrieval (a context should use its budget for evidence): when the admitted hits
 // leave the context well below `target_tokens`, widen them within their document instead of stopping —
 // past their chunkset into the neighbouring chunks (the rest of the section, the rest of a table split
 // into parts, the next slide or page), nearest first, alternately after and before.
@@ -71,7 +71,7 @@ export function windowFromLayout(hit: WidenHit, lo: number, hi: number): StoredC
  * Widen admitted hits in place, best first. The read fetches the layout only (ReadOptions.text false:
  * token counts and row addresses, no text): the ±WIDEN_WINDOW chunks around each hit are mostly not
  * taken, and reading their text cost ≈ 9 ms a filled search at 100k chunks (174 rows) against ≈ 2 ms
- * for the layout (docs/performance.md, Round 7). The caller reads the text of exactly the chunks shown
+ * for the layout (docs/decisions/2026-11-25-widening-from-stored-layout.md). The caller reads the text of exactly the chunks shown
  * afterwards (hydrateChunks, by row address), for widened and other hits in one read.
  * @param hits      admitted hits best first (chunks replaced by the widened list of layout rows)
  * @param used      estimated tokens of the context as admitted

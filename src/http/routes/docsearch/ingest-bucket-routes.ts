@@ -1,4 +1,4 @@
-// The /docsearch/ingestBucket endpoints (issue 6), one file each; registered together from index.ts.
+// The /docsearch/ingestBucket endpoints, one file each; registered together from index.ts.
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../../services.ts';
 import { registerIngestBucketCreateRoute } from './ingest-bucket-create.ts';
@@ -14,7 +14,7 @@ export async function registerIngestBucketRoutes(app: FastifyInstance, services:
   await registerIngestBucketCreateRoute(app, services);
   await registerIngestBucketGetRoute(app, services);
   // pause, resume, retryFailed and cancel take no body, and many HTTP clients still send
-  // `Content-Type: application/json` with an empty one: that is accepted there (issue 13 §5) instead of
+  // `Content-Type: application/json` with an empty one: that is accepted there instead of
   // Fastify's 400 for an empty JSON body. A non-empty body goes through the default JSON parser.
   await app.register(async (scope) => {
     const parseJson = scope.getDefaultJsonParser('error', 'error');

@@ -5,7 +5,7 @@
 // stream ends after the terminal event. `Last-Event-ID` resumes: the current state is sent only if it
 // changed since that id (a reconnect after the terminal event gets 204, which tells an EventSource to
 // stop). Headers keep reverse proxies from buffering (X-Accel-Buffering, Cache-Control: no-transform).
-// At most `streamsPerProject` streams per project are open at once (per process, issue 13): one more is
+// At most `streamsPerProject` streams per project are open at once (per process): one more is
 // refused with 429 rate_limited before it starts.
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../../services.ts';
