@@ -119,6 +119,7 @@ export function detect(text: string): DetectedLanguage {
 
 /** Texts longer than this are detected by a vote over windows (eld degrades on long, noisy text). */
 const VOTE_MIN_CHARS = 600;
+/** Characters per window of the vote, and windows sampled. */
 const VOTE_WINDOW = 400;
 const VOTE_WINDOWS = 15;
 

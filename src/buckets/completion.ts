@@ -16,6 +16,7 @@ import type { TaskView } from './task-view.ts';
 
 export const BUCKET_COMPLETED_EVENT = 'bucket_ingest.completed';
 export const EMAIL_JOB_KIND = 'internal:bucket-email';
+/** Most targets one X-Completion header may name (the header is at most 1024 bytes). */
 const MAX_TARGETS = 16;
 
 export type CompletionTarget = { kind: 'webhook'; url: string } | { kind: 'email'; address: string };

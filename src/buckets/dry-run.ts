@@ -8,6 +8,7 @@ import { isSourceError, openSource, type SourceCredentials, type SourceSpec } fr
 import { objectFilter } from './object-filter.ts';
 import { CROSS_REGION_USD_PER_GB, LIST_PAGE_SIZE, MAX_FILE_BYTES, MAX_TASK_BYTES } from './limits.ts';
 
+/** Listing pages a dry run reads (see the header), and objects it shows in `sample`. */
 const DRY_RUN_PAGES = 10;
 const SAMPLE_SIZE = 20;
 

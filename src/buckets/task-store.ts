@@ -20,6 +20,7 @@ export interface FileCounts {
   bytesDone: number;
 }
 
+/** Discovered objects per INSERT, so one statement's bound parameters stay bounded whatever a listing returns. */
 const BATCH = 500;
 
 export class TaskStore {

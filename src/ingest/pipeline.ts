@@ -55,6 +55,7 @@ const MEDIA_TYPE_EXT: Record<string, string> = {
   'text/markdown': 'md', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
 };
 
+/** Chunk texts per embedDocuments call. */
 const EMBED_BATCH = 64;
 /** Characters of chunk text language detection looks at (eld samples within them). */
 const LANGUAGE_SAMPLE_CHARS = 20_000;

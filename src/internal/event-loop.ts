@@ -22,6 +22,7 @@ export interface EventLoopLag {
 
 let histogram: IntervalHistogram | undefined;
 let since = new Date();
+/** Sampling interval of the lag histogram, Node's monitorEventLoopDelay default. */
 const RESOLUTION_MS = 10;
 
 /**

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 
 const MAGIC = 'DSGLOVE1';
+/** Format of the cache file: a file of another magic or version is not read (the cache is rebuilt). */
 const VERSION = 1;
 const HEADER_BYTES = 32;
 

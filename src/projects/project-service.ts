@@ -51,6 +51,7 @@ export interface LoginResult {
   account_id: string;
 }
 
+/** Longest project name, in characters: the bound of the route schema (http/routes/projects/schemas.ts), checked here for callers that bypass it. */
 export const PROJECT_NAME_MAX = 128;
 const noopLogger: DomainLogger = { info() {}, warn() {}, error() {} };
 

@@ -14,6 +14,7 @@ export interface RateHit {
   resetAtMs: number;
 }
 
+/** Expired counter rows are deleted at most this often: once per window (one minute). */
 const SWEEP_EVERY_MS = 60_000;
 
 export class RateCounters {

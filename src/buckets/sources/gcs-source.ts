@@ -21,6 +21,7 @@ export interface GcsSourceSpec {
 }
 
 const READ_SCOPE = 'https://www.googleapis.com/auth/devstorage.read_only';
+/** How long a read of one object waits for the first response before it fails as transient (and is retried). */
 const OPEN_TIMEOUT_MS = 60_000;
 
 /**

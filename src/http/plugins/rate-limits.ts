@@ -21,6 +21,7 @@ const CLASSES: Record<'search' | 'ingest', string[]> = {
 /** Routes never limited: liveness and readiness probes. */
 const EXEMPT = new Set(['/healthz', '/readyz']);
 
+/** One fixed window: the limits are counts per minute (docs/admission.md). */
 const WINDOW_MS = 60_000;
 
 function classOf(request: FastifyRequest): keyof typeof CLASSES | undefined {

@@ -37,7 +37,9 @@ export interface ParseStats {
 }
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'parse-child.ts');
+/** Parses a child serves before it is replaced, so what parser libraries leave behind does not accumulate. */
 const RECYCLE_AFTER = 100;
+/** How often a parsing child's resident memory is read (/proc) against the memory bound. */
 const POLL_MS = 100;
 
 function rssOf(pid: number): number | null {

@@ -42,6 +42,7 @@ export interface PreparedImage {
   inverted: boolean;
 }
 
+/** Largest picture decoded (100 Mpx, 300 MB as RGB): a larger one is refused instead of filling the parse child's memory. */
 const LIMIT_PIXELS = 100_000_000;
 
 /**

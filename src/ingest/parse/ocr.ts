@@ -69,6 +69,7 @@ export interface OcrResult {
 /** Thrown when tesseract (or any language data) is not installed. */
 export class OcrUnavailableError extends Error {}
 
+/** Line confidence below which a line counts as read badly: a script the model cannot read scores ~25-55 per line (score()). */
 const LOW_CONF = 50;
 /** English read below this confidence: look at the script and orientation (OSD). */
 const OSD_BELOW = 60;

@@ -12,6 +12,7 @@ import { linesToBlocks } from './pdf-blocks.ts';
 import { pageLines, type Line } from './pdf-layout.ts';
 import { ParseError, type ImageAsset, type ParsedDocument } from './types.ts';
 
+/** Long side (px) up to which a picture is kept as is as its figure asset; larger ones are downscaled, as PDF figures are (pdf-images.ts). */
 const MAX_SIDE = 1600;
 const WEB_FORMATS = new Set(['png', 'jpeg', 'webp']);
 const MEDIA: Record<string, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };

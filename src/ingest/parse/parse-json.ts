@@ -13,6 +13,7 @@ import { ParseError } from './types.ts';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
+/** Keys nested deeper than this are not headings (every deep value would otherwise open a section). */
 const MAX_HEADING_DEPTH = 3;
 /** Values longer than this are cut (a base64 blob inside JSON is not text to search). */
 const MAX_VALUE_CHARS = 2000;

@@ -25,6 +25,7 @@ export interface PageImage {
   height: number;
 }
 
+/** Decoration bounds and the downscaling of figures (see the header). */
 const MIN_SHOWN_PT = 24;
 const MIN_PX = 16;
 const MAX_SIDE = 1600;

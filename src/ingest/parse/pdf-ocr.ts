@@ -16,6 +16,7 @@ import { ocrImage, rereadScale, type OcrResult, type RawImage } from './ocr.ts';
 import type { PageScan } from './pdf-images.ts';
 import { traced } from './ocr-trace.ts';
 
+/** Rendering resolutions and caps; the file header gives the measurements behind them (docs/ocr.md). */
 const BASE_DPI = 200;
 const MIN_DPI = 150;
 const MAX_DPI = 300;

@@ -34,6 +34,7 @@ export interface PdfTable {
   used: Set<number>;
 }
 
+/** Shortest merged horizontal stroke (PDF units) that counts as a table rule; shorter ones are underlines and glyph parts. */
 const MIN_RULE = 30;
 
 function mergeRules(segs: Segment[]): Segment[] {

@@ -8,6 +8,7 @@ import { ParseError } from './types.ts';
 
 export type { XmlDocument, XmlElement, XmlNode };
 
+/** DOM nodeType values (DOM Standard, Node.nodeType). */
 const ELEMENT_NODE = 1;
 const TEXT_NODE = 3;
 const CDATA_SECTION_NODE = 4;
