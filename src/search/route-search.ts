@@ -80,6 +80,8 @@ export async function routedRegions(deps: RouteDeps, r: RouteRequest): Promise<R
       for (const d of docs) { names[w].add(d); holders[w].add(d); }
     });
   }
+  // Most queries name nothing: then the candidates' holdings are not computed at all.
+  if (!names.some((n) => n.size > 0 && n.size < docCount)) return r.regions;
   const route = routeDocuments({ names, holders, docCount, weights: r.analysed.weights, pool: poolHoldings(extended, r.vector, r.bm25) });
   if (!route) return r.regions;
   const visible = await visibleDocs(deps.cp, r.projectId, route.routed);

@@ -29,7 +29,8 @@ export function dropNearDuplicates(regions: Region[]): { kept: Region[]; dropped
   let dropped = 0;
   for (const [i, r] of regions.entries()) {
     const terms = i < MAX_DEDUPLICATED ? regionTerms(r) : null;
-    if (terms && sets.some((s) => s.docId !== r.docId && jaccard(s.terms, terms) >= NEAR_DUPLICATE_JACCARD)) {
+    // |A ∩ B| / |A ∪ B| ≤ min / max of the sizes: most pairs are ruled out without a merge.
+    if (terms && sets.some((s) => s.docId !== r.docId && Math.min(s.terms.length, terms.length) >= NEAR_DUPLICATE_JACCARD * Math.max(s.terms.length, terms.length) && jaccard(s.terms, terms) >= NEAR_DUPLICATE_JACCARD)) {
       dropped++;
       continue;
     }
