@@ -1,6 +1,8 @@
 // The retrieval pipeline of docsearch (DESIGN.md §2): a chain of plain stage functions
-//   scope ∥ short forms (their long forms, stages/short-forms.ts) -> analyse query -> retrieve (vector ∥ BM25) -> visibility -> fuse (RRF) -> lexical-anchor cosine -> group into hits
-//   -> relevance score -> [advanced tier: rerank] -> thresholds -> expand (lazily, best first) -> token budget -> render
+//   scope ∥ short forms (their long forms, stages/short-forms.ts) -> analyse query -> retrieve (vector ∥ BM25)
+//   -> visibility -> fuse (RRF) -> lexical-anchor cosine -> group into hits -> relevance score
+//   -> route (documents the query names, route-search.ts) -> [advanced tier: rerank] -> thresholds and
+//   near-duplicates -> expand (lazily, best first) -> token budget -> widen -> render
 // composed here for POST /docsearch/search and /docsearch/searchInDoc. No Fastify in here.
 import type { Logger } from 'pino';
 import { AppError } from '../internal/errors.ts';
