@@ -29,8 +29,7 @@ export function dropNearDuplicates(regions: Region[]): { kept: Region[]; dropped
   let dropped = 0;
   for (const [i, r] of regions.entries()) {
     const terms = i < MAX_DEDUPLICATED ? regionTerms(r) : null;
-    // |A ∩ B| / |A ∪ B| ≤ min / max of the sizes: most pairs are ruled out without a merge.
-    if (terms && sets.some((s) => s.docId !== r.docId && Math.min(s.terms.length, terms.length) >= NEAR_DUPLICATE_JACCARD * Math.max(s.terms.length, terms.length) && jaccard(s.terms, terms) >= NEAR_DUPLICATE_JACCARD)) {
+    if (terms && sets.some((s) => s.docId !== r.docId && mayResemble(s.terms, terms) && jaccard(s.terms, terms) >= NEAR_DUPLICATE_JACCARD)) {
       dropped++;
       continue;
     }
@@ -45,6 +44,24 @@ function regionTerms(r: Region): Uint32Array | null {
   if (r.members.length === 0 || r.members.some((m) => !m.termHashes)) return null;
   if (r.members.length === 1) return r.members[0].termHashes;
   return Uint32Array.from(new Set(r.members.flatMap((m) => [...m.termHashes!]))).sort();
+}
+
+/** Size of the bottom-k sketch that rules out most pairs before the full merge. */
+const SKETCH = 16;
+
+/**
+ * Cheap necessary tests for Jaccard ≥ NEAR_DUPLICATE_JACCARD: the sizes (J ≤ min/max), then Broder's
+ * bottom-k estimate (the share of the k smallest hashes of A ∪ B that both hold, an unbiased estimate of J)
+ * against half the bound, which a true near-duplicate passes with a wide margin.
+ */
+function mayResemble(a: Uint32Array, b: Uint32Array): boolean {
+  if (Math.min(a.length, b.length) < NEAR_DUPLICATE_JACCARD * Math.max(a.length, b.length)) return false;
+  let i = 0, j = 0, seen = 0, both = 0;
+  while (seen < SKETCH && i < a.length && j < b.length) {
+    if (a[i] === b[j]) { both++; i++; j++; } else if (a[i] < b[j]) i++; else j++;
+    seen++;
+  }
+  return seen < SKETCH || both >= (NEAR_DUPLICATE_JACCARD / 2) * SKETCH;
 }
 
 /**
