@@ -255,7 +255,10 @@ export class SearchService {
       }
     }
     // Copies of a better hit in another document (a paragraph every year's filing repeats) are left out.
-    const { kept: passing, dropped: copies } = dropNearDuplicates(applyThresholds(regions, req.min_relevance ?? DEFAULT_MIN_RELEVANCE, req.min_top_relevance));
+    // In the prompt-ready context only: a ranked JSON list keeps every document's copy (an application may
+    // list, filter or attribute them by document), while a model's context gains nothing from a second copy.
+    const thresholded = applyThresholds(regions, req.min_relevance ?? DEFAULT_MIN_RELEVANCE, req.min_top_relevance);
+    const { kept: passing, dropped: copies } = req.format === 'json' ? { kept: thresholded, dropped: 0 } : dropNearDuplicates(thresholded);
     timed('rerank');
     if (passing.length === 0) return empty();
 
