@@ -2,23 +2,22 @@
 // file name), not by how often their text mentions the query's words. An analyst's namespace holds many
 // filings of one company over many years; "Has MGM Resorts paid dividends in FY2022?" is about MGM's 2022
 // filings, and the 2018, 2020 and 2023 filings, which write the same words as often, are siblings. Routing
-// picks the documents whose label holds the query's naming word (a word whose pool occurrences sit mostly
-// in documents that carry it in their label: a proper name, not a topic word), then narrows them by the
-// query's other label words in order of how strongly each names (a year, a quarter, a form type), keeping
-// only narrowings that leave some document (fielded "progressive refinement" of a known-item search; cf.
-// Ogilvie & Callan 2003 on known-item finding with document fields). The routed documents are then searched
-// as `searchInDoc` searches them (search-service.ts); siblings rank below them.
-// Initialisms of label names ("JnJ", "J&J" for a file JOHNSON_JOHNSON_…) match the first letters of a run of
-// label words: a general rule, no list of names.
-// Cost: O(labels · query words) term lookups over the project's label terms (label-index.ts bounds the
-// labels) plus O(pool · query words) over the ≤ 200 retrieved candidates' term hashes.
+// picks the documents whose label holds the query's naming word (a word the candidate documents that write
+// it mostly carry in their label: a proper name, not a topic word), then among them the ones whose labels
+// hold the most of the query's other label words (a year, a quarter, a form type) — a best match over the
+// label field of a known-item search (cf. Ogilvie & Callan 2003 on known-item finding with document
+// fields). The routed documents are then searched as `searchInDoc` searches them (route-search.ts);
+// siblings rank below them. Initialisms of label names ("JnJ", "J&J" for a file JOHNSON_JOHNSON_…) match the
+// first letters of a run of label words: a general rule, no list of names.
+// Cost: O(query words) lookups in the project's label index (label-index.ts bounds the labels) plus
+// O(pool · query words) over the ≤ 200 retrieved candidates' term hashes.
 
 /** Most documents a query is routed to: more are a topic, not an identity, and each costs an engine read. */
 export const MAX_ROUTED_DOCS = 4;
 
 /**
- * Least share of a word's pool occurrences that must lie in documents whose label holds it for the word to
- * NAME documents (a company, a product) rather than be a topic word that labels happen to hold ("earnings"):
+ * Least share of the candidate documents writing a word that must be documents whose label holds it for the
+ * word to NAME documents (a company, a product) rather than be a topic word that labels happen to hold ("earnings"):
  * one half, the word is more often the label's own than anyone else's. Only documents of at least
  * MIN_SCOPE_CANDIDATES chunks take part (route-search.ts): short documents whose title is their topic (BEIR
  * SciFact abstracts) would otherwise be routed to by their topic words (docs/decisions/2026-11-29-document-routing.md).
@@ -41,7 +40,7 @@ export interface RouteInput {
    * "FY15", "2022" of "2022Q4") or of a query compound does not name: short codes are no identity.
    */
   names: ReadonlyArray<ReadonlySet<string>>;
-  /** Per group, the documents whose label holds any of its terms, compound parts or pieces: what can NARROW. */
+  /** Per group, the documents whose label holds any of its terms, compound parts or pieces: what the best match counts. */
   holders: ReadonlyArray<ReadonlySet<string>>;
   /** Documents in the search's scope (the namespace, or its doc_ids / exclude_doc_ids). */
   docCount: number;
@@ -68,29 +67,31 @@ export interface Route {
 export function routeDocuments(input: RouteInput): Route | null {
   if (input.docCount < 2) return null;
   const usable = (set: ReadonlySet<string>) => set.size > 0 && set.size < input.docCount;
-  // Share of the candidates holding word w that lie in `set` (1 when no candidate holds it: a name only its
-  // own labels carry, or an initialism no text writes).
+  // Share of the candidate DOCUMENTS writing word w that lie in `set` (1 when none writes it: a name only
+  // its own labels carry, or an initialism no text writes). Documents, not chunks: every chunk of a labelled
+  // document holds its label's words, so counting chunks would let a long document's title words pass for
+  // names (a five-chunk abstract titled "… Citation Rate" named for any claim about rates).
   const share = (w: number, set: ReadonlySet<string>) => {
-    let total = 0, own = 0;
-    for (const c of input.pool) {
-      if (!c.holds[w]) continue;
-      total++;
-      if (set.has(c.docId)) own++;
-    }
-    return total === 0 ? 1 : own / total;
+    const writers = new Set<string>();
+    for (const c of input.pool) if (c.holds[w]) writers.add(c.docId);
+    if (writers.size === 0) return 1;
+    let own = 0;
+    for (const d of writers) if (set.has(d)) own++;
+    return own / writers.size;
   };
   const counted = input.holders.map((_, w) => (input.weights?.[w] ?? 1) > 0);
   const strongestFirst = (a: LabelWord, b: LabelWord) => b.naming - a.naming || a.holders.size - b.holders.size || a.group - b.group;
   const naming = input.names.flatMap((set, w) => (counted[w] && usable(set) ? [{ group: w, holders: set, naming: share(w, set) }] : [])).sort(strongestFirst);
   if (naming.length === 0 || naming[0].naming < MIN_NAMING_SHARE) return null;
   const name = naming[0];
-  const narrowing = input.holders.flatMap((set, w) => (counted[w] && w !== name.group && usable(set) ? [{ group: w, holders: set, naming: share(w, set) }] : [])).sort(strongestFirst);
-  let routed = new Set(name.holders);
-  for (const word of narrowing) {
-    const narrowed = [...routed].filter((d) => word.holders.has(d));
-    if (narrowed.length === 0 || narrowed.length === routed.size) continue;
-    routed = new Set(narrowed);
-  }
+  // The named documents whose labels hold the most of the query's other label words (a year, a quarter, a
+  // form): "JnJ … Q2 of FY2023 compared to Q2 of FY2022" is about the label holding q2 and 2023, not about
+  // the ones holding 2022 alone. A best match over all words, not a narrowing word by word, so the result
+  // does not depend on which word is taken first.
+  const narrowing = input.holders.filter((set, w) => counted[w] && w !== name.group && usable(set));
+  const held = new Map([...name.holders].map((d) => [d, narrowing.filter((set) => set.has(d)).length]));
+  const most = Math.max(...held.values());
+  const routed = new Set([...name.holders].filter((d) => held.get(d) === most));
   if (routed.size > MAX_ROUTED_DOCS || routed.size >= input.docCount) return null;
   const siblings = new Set([...name.holders].filter((d) => !routed.has(d)));
   return { routed: [...routed].sort(), siblings, naming: name.naming };
