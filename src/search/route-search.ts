@@ -67,21 +67,21 @@ export async function routedRegions(deps: RouteDeps, r: RouteRequest): Promise<R
   const docCount = r.scope.filter.docIds || r.scope.filter.excludeDocIds ? [...set.docs.keys()].filter(scoped).length : set.docs.size;
   // A word names by its own terms as whole label words; it narrows by those, its compound's parts and the
   // pieces of label compounds too (route-documents.ts RouteInput).
-  const { whole, pieces } = set.terms(r.analysed.stemLang);
-  const extended = labelGroups(r.analysed.groups, r.analysed.parts);
   const names = r.analysed.groups.map((g) => new Set(g.flatMap((t) => set.naming(t, r.analysed.stemLang)).filter(inScope)));
-  const holders = extended.map((g, w) => new Set([...names[w], ...g.flatMap((t) => [...(whole.get(t) ?? []), ...(pieces.get(t) ?? [])]).filter(inScope)]));
   // An initialism the query writes ("JnJ") is held by the labels whose initials it is.
   for (const [skeleton, token] of queryInitialisms(r.query)) {
     const own = new Set(analyze(token, null));
     const docs = (set.initialisms().get(skeleton) ?? []).filter(inScope);
     r.analysed.groups.forEach((g, w) => {
       if (!g.some((t) => own.has(t)) || docs.length === 0 || names[w].size > 0) return;
-      for (const d of docs) { names[w].add(d); holders[w].add(d); }
+      for (const d of docs) names[w].add(d);
     });
   }
-  // Most queries name nothing: then the candidates' holdings are not computed at all.
+  // Most queries name nothing: then neither the best-match words nor the candidates' holdings are computed.
   if (!names.some((n) => n.size > 0 && n.size < docCount)) return r.regions;
+  const { whole, pieces } = set.terms(r.analysed.stemLang);
+  const extended = labelGroups(r.analysed.groups, r.analysed.parts);
+  const holders = extended.map((g, w) => new Set([...names[w], ...g.flatMap((t) => [...(whole.get(t) ?? []), ...(pieces.get(t) ?? [])]).filter(inScope)]));
   const route = routeDocuments({ names, holders, docCount, weights: r.analysed.weights, pool: poolHoldings(extended, r.vector, r.bm25) });
   if (!route) return r.regions;
   const visible = await visibleDocs(deps.cp, r.projectId, route.routed);
