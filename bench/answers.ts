@@ -19,7 +19,8 @@
 import { initAnalysis } from '../src/analysis/analyzer.ts';
 import { mean, ndcgAt, recallAt, dedupe, writeResult } from './lib/beir.ts';
 import { startBenchApp } from './lib/bench-app.ts';
-import { ask, type Asked, Calibration, round, verboseForm } from './lib/answers-common.ts';
+import { ask, Calibration, round, verboseForm } from './lib/answers-common.ts';
+import { foundInContext, missCause, rankMeasures, type MissCause } from '../src/evaluations/judge.ts';
 import { FINANCEBENCH_SETS, financebenchCases, scifactCases, xquadBookCases, xquadCases, type EvalCase, type EvalQuestion } from './lib/answers-sets.ts';
 import { percentile } from './lib/quality.ts';
 
@@ -52,21 +53,6 @@ interface Row {
   misses?: Record<MissCause, number>;
 }
 
-type MissCause = 'empty' | 'wrong_document' | 'not_ranked' | 'below_threshold' | 'cut_by_budget';
-
-/**
- * Why a question whose evidence is not in the context missed, first cause that applies: the context is
- * empty; no admitted hit is of the right document; the evidence is not in the full ranking; it is ranked
- * but scored under `min_relevance`; it scored enough but the budget cut it.
- */
-function missCause(q: EvalQuestion, a: Asked, minRelevance: number): MissCause {
-  if (a.admitted.length === 0) return 'empty';
-  if (!a.admitted.some((h) => h.doc_id === q.doc)) return 'wrong_document';
-  const first = a.ranking.find((h) => q.relevant(h));
-  if (!first) return 'not_ranked';
-  return first.score < minRelevance ? 'below_threshold' : 'cut_by_budget';
-}
-
 async function runCase(app: Awaited<ReturnType<typeof startBenchApp>>, c: EvalCase, form: 'plain' | 'verbose', calib: Calibration): Promise<Row> {
   const ok: number[] = [], tokens: number[] = [], ms: number[] = [], ndcg: number[] = [], recall: number[] = [];
   let empty = 0;
@@ -74,23 +60,20 @@ async function runCase(app: Awaited<ReturnType<typeof startBenchApp>>, c: EvalCa
   for (const [i, q] of c.questions.entries()) {
     const text = form === 'plain' ? q.text : verboseForm(q.text, i);
     const a = await ask(app, q.project, text, { ...(q.extra ?? {}), ...body }, q.path);
-    const hit = q.inContext ? q.inContext(a.context) : a.admitted.some((h) => q.relevant(h));
+    const hit = foundInContext(q, a.context, a.admitted);
     ok.push(hit ? 1 : 0);
-    if (!hit && q.doc) misses[missCause(q, a, typeof body.min_relevance === 'number' ? body.min_relevance : 0.3)]++;
+    if (!hit && q.doc) misses[missCause(q, a.admitted, a.ranking, typeof body.min_relevance === 'number' ? body.min_relevance : 0.3)]++;
     if (perQuestion) {
       const r = a.ranking.findIndex((h) => q.relevant(h));
-      console.error(`${c.name} ${form} ${String(i).padStart(2)} ${hit ? 'OK ' : '-- '}${!hit && q.doc ? missCause(q, a, 0.3).padEnd(16) : ''.padEnd(16)} rank=${r} s=${r >= 0 ? a.ranking[r].score.toFixed(3) : '-'} top=${a.ranking[0]?.score.toFixed(3)} adm=${a.admitted.length} docs=${new Set(a.admitted.map((h) => h.doc_id)).size} tok=${a.tokens} | ${q.text.slice(0, 100)}`);
+      console.error(`${c.name} ${form} ${String(i).padStart(2)} ${hit ? 'OK ' : '-- '}${!hit && q.doc ? missCause(q, a.admitted, a.ranking, 0.3).padEnd(16) : ''.padEnd(16)} rank=${r} s=${r >= 0 ? a.ranking[r].score.toFixed(3) : '-'} top=${a.ranking[0]?.score.toFixed(3)} adm=${a.admitted.length} docs=${new Set(a.admitted.map((h) => h.doc_id)).size} tok=${a.tokens} | ${q.text.slice(0, 100)}`);
     }
     tokens.push(a.tokens);
     ms.push(a.ms);
     if (a.admitted.length === 0) empty++;
     if (c.hitLevel) {
-      // Hit level: binary gain per hit; the ideal ranking puts every relevant hit of the ranking first.
-      const rels = a.ranking.map((h) => (q.relevant(h) ? 1 : 0));
-      const ideal = Math.min(10, rels.reduce((s: number, r) => s + r, 0));
-      const idcg = Array.from({ length: ideal }, (_, i) => 1 / Math.log2(i + 2)).reduce((s, x) => s + x, 0);
-      ndcg.push(idcg > 0 ? rels.slice(0, 10).reduce((s: number, r, i) => s + r / Math.log2(i + 2), 0) / idcg : 0);
-      recall.push(rels.slice(0, 10).some(Boolean) ? 1 : 0);
+      const m = rankMeasures(q, a.ranking);
+      ndcg.push(m.ndcg10);
+      recall.push(m.recall10);
     } else {
       // Document level (BEIR): a document's rank is that of its first relevant-or-other hit.
       const ranked = dedupe(a.ranking.filter((h) => q.relevant(h) || !q.qrels.has(h.doc_id)).map((h) => h.doc_id));

@@ -40,6 +40,8 @@ import { Metrics } from './internal/metrics.ts';
 import { startEventLoopMonitor } from './internal/event-loop.ts';
 import type { Services } from './services.ts';
 import { deleteAbbreviations } from './storage/abbreviation-store.ts';
+import { EvaluationService } from './evaluations/evaluation-service.ts';
+import { evaluationJobKind, evaluationTerminalHook } from './evaluations/evaluation-job.ts';
 
 export interface AppHandle {
   services: Services;
@@ -106,6 +108,7 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   queue.onTerminal(async (_trx, job) => metrics.observeJob(job));
   const attributes = new AttributeService({ cp, serverSecret: cfg.serverSecret, logger });
   const jobs = new JobService({ queue, logger });
+  const evaluations = new EvaluationService({ cp, queue, jobs });
   const webhookSecrets = new WebhookSecrets(cp);
   const documents = new DocumentService({ cp, index, blobs, logger });
   const maintainer = new IndexMaintainer({ cp, index, logger, debounceMs: 2000 });
@@ -118,6 +121,7 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
       await deleteAbbreviations(cp.db, projectId);
       await cp.db.deleteFrom('documents').where('project_id', '=', projectId).execute();
       await attributes.purge(projectId);
+      await evaluations.purge(projectId);
     },
   });
   const ingest = new IngestService({
@@ -127,7 +131,7 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   const relevance = cfg.relevanceModel ? { model: cfg.relevanceModel.model, fallback: cfg.relevanceModel.fallback } : undefined;
   const search = new SearchService({ cp, index, embedder, logger, attributes, blobs, reranker, relevance, onStage: (stage, s) => metrics.observeSearchStage(stage, s) });
   const buckets = createBucketDomain({ cp, queue, blobs, net, config: cfg, logger });
-  const services: Services = { config: cfg, logger, cp, index, blobs, embedder, reranker, net, auth, projects, ingest, documents, search, queue, jobs, webhookSecrets, attributes, buckets: buckets.service, metrics,
+  const services: Services = { config: cfg, logger, cp, index, blobs, embedder, reranker, net, auth, projects, ingest, documents, search, queue, jobs, webhookSecrets, attributes, buckets: buckets.service, metrics, evaluations,
     rateCounters: new RateCounters(cp) };
 
   await projects.bootstrap();
@@ -157,7 +161,11 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   queue.onTerminal(cleanupTerminalHook(queue, [ingestKind, webhookKind]));
   const internalWorker = new Worker(queue, [webhookKind, cleanupJobKind([ingestKind, webhookKind])],
     { leaseMs: cfg.jobLeaseMs, pollMs: cfg.workerPollMs, concurrency: 2, logger });
-  jobs.attach([worker], [ingestKind, webhookKind]);
+  // Evaluations run the search in this process, one per project at a time, two projects at once.
+  const evaluationKind = evaluationJobKind({ cp, logger, search: (ctx, req, o) => search.search(ctx, req, o) });
+  queue.onTerminal(evaluationTerminalHook());
+  const evaluationWorker = new Worker(queue, [evaluationKind], { leaseMs: cfg.jobLeaseMs, pollMs: cfg.workerPollMs, concurrency: 1, fairSlots: 1, logger });
+  jobs.attach([worker, evaluationWorker], [ingestKind, webhookKind, evaluationKind]);
   // Bucket task drivers (long-running) and their completion e-mails, in workers of their own.
   const bucketWorker = new Worker(queue, [buckets.driverKind], { leaseMs: cfg.jobLeaseMs, pollMs: cfg.workerPollMs, concurrency: buckets.concurrentTasks, logger });
   const bucketMailWorker = new Worker(queue, [buckets.emailKind], { leaseMs: cfg.jobLeaseMs, pollMs: cfg.workerPollMs, concurrency: 1, logger });
@@ -166,7 +174,7 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   let closed = false;
   return {
     services, http, worker, internalWorker, maintainer,
-    startWorkers: () => { worker.start(); internalWorker.start(); bucketWorker.start(); bucketMailWorker.start(); buckets.startSupervisor(); },
+    startWorkers: () => { worker.start(); internalWorker.start(); evaluationWorker.start(); bucketWorker.start(); bucketMailWorker.start(); buckets.startSupervisor(); },
     async close() {
       if (closed) return;
       closed = true;
@@ -174,6 +182,7 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
       await http.close();
       await worker.stop();
       await internalWorker.stop();
+      await evaluationWorker.stop();
       await buckets.close();
       await bucketWorker.stop();
       await bucketMailWorker.stop();

@@ -20,6 +20,7 @@ import type { WebhookSecrets } from './notifications/webhook-secrets.ts';
 import type { BucketService } from './buckets/bucket-service.ts';
 import type { Metrics } from './internal/metrics.ts';
 import type { RateCounters } from './storage/rate-counters.ts';
+import type { EvaluationService } from './evaluations/evaluation-service.ts';
 
 export interface Services {
   config: Config;
@@ -43,6 +44,8 @@ export interface Services {
   jobs: JobService;
   /** Per-project completion-webhook signing secrets. */
   webhookSecrets: WebhookSecrets;
+  /** Evaluations of the project's search on its own labelled questions. */
+  evaluations: EvaluationService;
   /** Bulk bucket ingestion tasks. */
   buckets: BucketService;
   /** Prometheus metrics of this process (GET /metrics). */

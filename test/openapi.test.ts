@@ -16,6 +16,7 @@ const STABLE_IDS = [
   'createBucketIngest', 'getBucketIngest', 'pauseBucketIngest', 'resumeBucketIngest', 'cancelBucketIngest',
   'listBucketIngestFailures', 'retryBucketIngestFailed', 'updateBucketIngestCredentials',
   'getJobStatus', 'deleteJob', 'streamJobStatus', 'getWebhookSecret', 'rotateWebhookSecret',
+  'createEvaluation', 'getEvaluation', 'listEvaluations', 'deleteEvaluation',
 ];
 
 describe('OpenAPI document and reference UI', () => {

@@ -1,6 +1,6 @@
 // Shared parts of the answer-in-context evaluation (bench/answers.ts): the verbose question
-// rule, the search calls a user makes (default prompt-ready request, the same request as JSON for the
-// pages of the admitted hits, and the full JSON ranking for nDCG/recall), and the calibration bins.
+// rule and the search calls a user makes (default prompt-ready request, the same request as JSON for the
+// pages of the admitted hits, and the full JSON ranking for nDCG/recall).
 import type { BenchApp } from './bench-app.ts';
 
 /**
@@ -70,26 +70,6 @@ export async function ask(app: BenchApp, p: ProjectRef, query: string, extra: Re
   return { context: ctx.context as string, tokens: ctx.tokens_estimated as number, ms, admitted, ranking };
 }
 
-/** Calibration bins of (predicted score, relevant?) pairs: 10 equal-width bins. */
-export class Calibration {
-  readonly bins = Array.from({ length: 10 }, () => ({ n: 0, pos: 0, sum: 0 }));
-
-  add(score: number, relevant: boolean): void {
-    const b = this.bins[Math.min(9, Math.max(0, Math.floor(score * 10)))];
-    b.n++;
-    b.sum += score;
-    if (relevant) b.pos++;
-  }
-
-  /** Rows "0.3-0.4: n, mean predicted, observed" for bins with data. */
-  rows(): Array<{ bin: string; n: number; predicted: number; observed: number }> {
-    return this.bins.flatMap((b, i) => (b.n ? [{ bin: `${(i / 10).toFixed(1)}-${((i + 1) / 10).toFixed(1)}`, n: b.n, predicted: round(b.sum / b.n), observed: round(b.pos / b.n) }] : []));
-  }
-}
-
-export const round = (v: number, d = 3): number => Math.round(v * 10 ** d) / 10 ** d;
-
-/** Lower-cased, whitespace-collapsed text for answer-span matching. */
-export function normaliseText(s: string): string {
-  return s.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ');
-}
+// The judging (found in context, miss causes, hit-level measures, calibration bins) is the evaluation
+// API's own (src/evaluations/judge.ts), so the benchmark and the API report the same figures.
+export { Calibration, normaliseText, round } from '../../src/evaluations/judge.ts';

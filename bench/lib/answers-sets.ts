@@ -16,9 +16,10 @@ import { createBenchProject, type BenchApp } from './bench-app.ts';
 import { ingestCorpus } from './corpus.ts';
 import { rng } from './random.ts';
 import { normaliseText, type ProjectRef } from './answers-common.ts';
+import { judgeOf, type Judge } from '../../src/evaluations/judge.ts';
 
-/** One question of an evaluation case: text, and how to judge a hit / a context. */
-export interface EvalQuestion {
+/** One question of an evaluation case: text, and how to judge a hit / a context (the Judge of src/evaluations/judge.ts). */
+export interface EvalQuestion extends Judge {
   id: string;
   text: string;
   project: ProjectRef;
@@ -26,14 +27,8 @@ export interface EvalQuestion {
   extra?: Record<string, unknown>;
   /** Endpoint (default /v3/docsearch/search). */
   path?: string;
-  /** Is this hit relevant (for calibration, nDCG and the success check)? */
-  relevant(hit: { doc_id: string; pages: number[]; content: string }): boolean;
-  /** For QA sets: does the context text itself contain the answer? (else: any admitted hit relevant) */
-  inContext?(context: string): boolean;
   /** Graded relevance of documents for nDCG/recall at document level. */
   qrels: Map<string, number>;
-  /** The one document that holds the answer, where there is one (for the miss causes). */
-  doc?: string;
 }
 
 export interface EvalCase {
@@ -246,12 +241,11 @@ export async function financebenchCases(app: BenchApp, sets: readonly string[] =
     const qs = readJsonl<FbQuestion>(path.resolve(repoRoot, '../shared/data/qa', set, 'questions.jsonl'));
     const mk = (inDoc: boolean): EvalQuestion[] => qs.map((q) => {
       const doc = docOf.get(q.doc_name)!;
-      const pages = new Set(q.evidence.map((e) => e.evidence_page_num + 1));
       return {
-        id: q.financebench_id, text: q.question, project: p, qrels: new Map([[doc, 1]]), doc,
+        id: q.financebench_id, text: q.question, project: p, qrels: new Map([[doc, 1]]),
         extra: inDoc ? { doc_filter: doc } : undefined,
         path: inDoc ? '/v3/docsearch/searchInDoc' : undefined,
-        relevant: (h) => h.doc_id === doc && h.pages.some((pg) => pages.has(pg)),
+        ...judgeOf({ docId: doc, pages: q.evidence.map((e) => e.evidence_page_num + 1) }),
       };
     });
     cases.push(

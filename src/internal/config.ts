@@ -104,6 +104,8 @@ export interface AdmissionConfig {
   searchPerMin: number;
   /** Ingest requests (ingest, ingestBucket) per project per minute. */
   ingestPerMin: number;
+  /** Evaluation requests (POST /docsearch/evaluations) per project per minute; their searches count against no search limit. */
+  evaluationsPerMin: number;
   /** Requests of any kind (probes excepted) per client IP per minute. */
   ipPerMin: number;
   /** Open job status streams per project. */
@@ -126,7 +128,7 @@ export interface AdmissionConfig {
 
 /** Defaults of AdmissionConfig (also used when a hand-built Config has none). */
 export const DEFAULT_ADMISSION: AdmissionConfig = {
-  searchPerMin: 1200, ingestPerMin: 600, ipPerMin: 6000, streamsPerProject: 32, inflightIngestsPerProject: 1000, rateLimitStore: 'local',
+  searchPerMin: 1200, ingestPerMin: 600, evaluationsPerMin: 10, ipPerMin: 6000, streamsPerProject: 32, inflightIngestsPerProject: 1000, rateLimitStore: 'local',
   loginFreeFailures: 5, loginIpFreeFailures: 20, loginBackoffBaseMs: 1000, loginBackoffMaxMs: 15 * 60_000,
 };
 
@@ -258,6 +260,7 @@ export function loadConfig(env: Record<string, string | undefined>, host: { memo
     admission: {
       searchPerMin: int(env, 'DOCSEARCH_RATE_LIMIT_SEARCH_PER_MIN', DEFAULT_ADMISSION.searchPerMin, 0, 1_000_000),
       ingestPerMin: int(env, 'DOCSEARCH_RATE_LIMIT_INGEST_PER_MIN', DEFAULT_ADMISSION.ingestPerMin, 0, 1_000_000),
+      evaluationsPerMin: int(env, 'DOCSEARCH_RATE_LIMIT_EVALUATIONS_PER_MIN', DEFAULT_ADMISSION.evaluationsPerMin, 0, 1_000_000),
       ipPerMin: int(env, 'DOCSEARCH_RATE_LIMIT_IP_PER_MIN', DEFAULT_ADMISSION.ipPerMin, 0, 10_000_000),
       streamsPerProject: int(env, 'DOCSEARCH_MAX_STREAMS_PER_PROJECT', DEFAULT_ADMISSION.streamsPerProject, 0, 100_000),
       rateLimitStore: rateLimitStore(env.DOCSEARCH_RATE_LIMIT_STORE, databaseUrl),

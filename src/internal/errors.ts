@@ -37,6 +37,7 @@ export const ERROR_CATALOGUE = {
   document_not_found: 404,
   job_not_found: 404,
   bucket_task_not_found: 404,
+  evaluation_not_found: 404,
   // 405
   method_not_allowed: 405,
   // 409
@@ -46,6 +47,7 @@ export const ERROR_CATALOGUE = {
   task_not_active: 409,
   task_cancelled: 409,
   idempotency_key_reused: 409,
+  evaluation_running: 409,
   // 408
   request_timeout: 408,
   // 410

@@ -293,6 +293,28 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('document_abbreviations_doc').on('document_abbreviations').columns(['project_id', 'doc_id']).execute();
     },
   },
+  // Evaluations of a project's search on its own labelled questions (src/evaluations): the request
+  // and the stored report, readable after the documents they name are gone; deleted with the project.
+  '0010_evaluations': {
+    async up(db: Kysely<any>): Promise<void> {
+      await db.schema.createTable('evaluations')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('project_id', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('case_count', 'integer', (c) => c.notNull())
+        .addColumn('variant_count', 'integer', (c) => c.notNull())
+        .addColumn('runs_done', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('request', 'text', (c) => c.notNull())
+        .addColumn('report', 'text')
+        .addColumn('error_code', 'text')
+        .addColumn('error_message', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('finished_at', 'text')
+        .execute();
+      await db.schema.createIndex('evaluations_project').on('evaluations').columns(['project_id', 'created_at']).execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

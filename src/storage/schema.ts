@@ -279,6 +279,27 @@ export interface RateLimitsTable {
   hits: number;
 }
 
+/** One evaluation (src/evaluations): its request, progress and, once done, its report; id = its job's id. */
+export interface EvaluationsTable {
+  id: string;
+  project_id: string;
+  name: string;
+  /** pending, running, done, failed or cancelled. */
+  status: string;
+  case_count: number;
+  variant_count: number;
+  /** Case × variant runs finished so far. */
+  runs_done: number;
+  /** JSON: { cases, variants } as validated. */
+  request: string;
+  /** JSON EvaluationReport; null until done. */
+  report: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  created_at: string;
+  finished_at: string | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
@@ -298,6 +319,7 @@ export interface Database {
   bucket_usage: BucketUsageTable;
   namespace_leases: NamespaceLeasesTable;
   rate_limits: RateLimitsTable;
+  evaluations: EvaluationsTable;
 }
 
 /** Placeholder to keep `Generated` imported for future auto-increment columns. */

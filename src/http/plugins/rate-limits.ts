@@ -7,15 +7,20 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import rateLimit, { type FastifyRateLimitStore } from '@fastify/rate-limit';
 import { AppError } from '../../internal/errors.ts';
-import type { AdmissionConfig } from '../../internal/config.ts';
+import { DEFAULT_ADMISSION, type AdmissionConfig } from '../../internal/config.ts';
+
+/** Evaluations per project per minute when a hand-built AdmissionConfig has no value. */
+const DEFAULT_EVALUATIONS_PER_MIN = DEFAULT_ADMISSION.evaluationsPerMin;
 import type { RateCounters } from '../../storage/rate-counters.ts';
 
 type Checker = ReturnType<FastifyInstance['createRateLimit']>;
 
 /** Route classes limited per project: the route paths (as registered, without /v3) of each. */
-const CLASSES: Record<'search' | 'ingest', string[]> = {
+const CLASSES: Record<'search' | 'ingest' | 'evaluation', string[]> = {
   search: ['/docsearch/search', '/docsearch/searchInDoc'],
   ingest: ['/docsearch/ingest', '/docsearch/ingestBucket'],
+  // Its own budget: an evaluation's searches run in-process and never touch the search limit.
+  evaluation: ['/docsearch/evaluations'],
 };
 
 /** Routes never limited: liveness and readiness probes. */
@@ -80,7 +85,7 @@ export async function installRateLimits(app: FastifyInstance, cfg: AdmissionConf
     ? app.createRateLimit({ max: cfg.ipPerMin, timeWindow: WINDOW_MS, keyGenerator: (req) => `ip:${req.ip}` })
     : undefined;
   const perProject: Partial<Record<keyof typeof CLASSES, { check: Checker; limit: number }>> = {};
-  for (const [cls, limit] of [['search', cfg.searchPerMin], ['ingest', cfg.ingestPerMin]] as const) {
+  for (const [cls, limit] of [['search', cfg.searchPerMin], ['ingest', cfg.ingestPerMin], ['evaluation', cfg.evaluationsPerMin ?? DEFAULT_EVALUATIONS_PER_MIN]] as const) {
     if (limit > 0) {
       perProject[cls] = {
         limit,

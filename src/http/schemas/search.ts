@@ -28,8 +28,8 @@ export const AttributeFilterClauseSchema = Type.Object({
 
 const DocId = Type.String({ minLength: 1, maxLength: 256 });
 
-/** Fields shared by both endpoints (everything but query and doc_filter). */
-const commonFields = {
+/** Fields shared by both endpoints (everything but query and doc_filter); evaluation variants reuse them. */
+export const commonFields = {
   doc_ids: Type.Optional(Type.Array(DocId, { maxItems: 10000, description: 'Restrict to this set of documents' })),
   exclude_doc_ids: Type.Optional(Type.Array(DocId, { maxItems: 100, description: 'Documents to leave out (max 100)' })),
   attribute_filters: Type.Optional(Type.Array(AttributeFilterClauseSchema, { maxItems: 32, description: 'Clauses, ANDed (max 32)' })),

@@ -73,6 +73,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/docsearch/evaluations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List evaluations */
+        get: operations["listEvaluations"];
+        put?: never;
+        /**
+         * Evaluate search on your own questions
+         * @description Runs each case through the default search (and each variant) as a job; GET /docsearch/evaluations/{id} returns the report. One evaluation pending or running per project (409 evaluation_running). Its searches are not billed and do not count against the search rate limit.
+         */
+        post: operations["createEvaluation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/docsearch/evaluations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An evaluation and its report */
+        get: operations["getEvaluation"];
+        put?: never;
+        post?: never;
+        /** Delete an evaluation */
+        delete: operations["deleteEvaluation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/docsearch/ingest": {
         parameters: {
             query?: never;
@@ -874,6 +913,1053 @@ export interface operations {
                         doc_id: string;
                         storage_deleted: boolean;
                         vectors_deleted: number;
+                    };
+                };
+            };
+            /** @description Every error response has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listEvaluations: {
+        parameters: {
+            query?: {
+                /** @description At most this many (default 50) */
+                limit?: number;
+            };
+            header?: {
+                /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
+                "X-Project-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Newest first, without reports */
+                        evaluations: {
+                            case_count: number;
+                            created_at: string;
+                            error?: {
+                                code: string;
+                                message: string;
+                            };
+                            evaluation_id: string;
+                            finished_at: string | null;
+                            /** @description The job running it (job endpoints); the same id */
+                            job_id: string;
+                            name: string;
+                            /** @description Case × variant runs done and in all */
+                            progress: {
+                                done: number;
+                                total: number;
+                            };
+                            report?: {
+                                variants: {
+                                    cases: number;
+                                    empty_contexts: number;
+                                    /** @description Cases asked (not unknown_document, not error); shares and means are over these */
+                                    evaluated: number;
+                                    found: number;
+                                    found_share: number;
+                                    latency_ms: {
+                                        p50: number;
+                                        p95: number;
+                                    };
+                                    min_relevance_sweep: {
+                                        found: number;
+                                        found_share: number;
+                                        min_relevance: number;
+                                    }[];
+                                    /** @description Cases not found, by cause */
+                                    misses: {
+                                        [key: string]: number;
+                                    };
+                                    mrr: number;
+                                    name: string;
+                                    ndcg_at_10: number;
+                                    per_case: {
+                                        error?: {
+                                            code: string;
+                                            message: string;
+                                        };
+                                        /** @description The evidence is in the default prompt-ready context */
+                                        found: boolean;
+                                        id?: string;
+                                        /** @description 0-based position in cases */
+                                        index: number;
+                                        latency_ms: number;
+                                        /** @enum {string} */
+                                        miss_cause?: "empty" | "wrong_document" | "not_ranked" | "below_threshold" | "cut_by_budget" | "unknown_document" | "error";
+                                        /** @description 1-based rank of the first evidence hit in the full ranking */
+                                        rank: number | null;
+                                        score: number | null;
+                                        /** @description Tokens of the prompt-ready context */
+                                        tokens: number;
+                                    }[];
+                                    recall_at_10: number;
+                                    /** @description The sweep value with the highest found share (the highest such value on a tie) */
+                                    recommended_min_relevance: {
+                                        found_share: number;
+                                        value: number;
+                                    };
+                                    /** @description Reliability curve of score: share of relevant hits per score bin of the full rankings */
+                                    reliability: {
+                                        from: number;
+                                        mean_score: number;
+                                        n: number;
+                                        observed: number;
+                                        to: number;
+                                    }[];
+                                    /** @description Search request fields of one variant */
+                                    request: {
+                                        /** @description Clauses, ANDed (max 32) */
+                                        attribute_filters?: {
+                                            /** @description Attribute name */
+                                            attr: string;
+                                            /**
+                                             * @description Operator; the set allowed depends on the attribute type (docs/attributes.md). One of: eq, ne, in, nin, glob, iglob, lt, lte, gt, gte, contains, contains_any, any_lt, any_gt, has_all_tokens, has_any_tokens
+                                             * @example eq
+                                             * @example ne
+                                             * @example in
+                                             * @example nin
+                                             * @example glob
+                                             * @example iglob
+                                             * @example lt
+                                             * @example lte
+                                             * @example gt
+                                             * @example gte
+                                             * @example contains
+                                             * @example contains_any
+                                             * @example any_lt
+                                             * @example any_gt
+                                             * @example has_all_tokens
+                                             * @example has_any_tokens
+                                             */
+                                            op: string;
+                                            /** @description Operand: scalar, or array for in/nin/contains_any/has_*_tokens */
+                                            value: unknown;
+                                        }[];
+                                        /** @description Restrict to this set of documents */
+                                        doc_ids?: string[];
+                                        /** @description Documents to leave out (max 100) */
+                                        exclude_doc_ids?: string[];
+                                        /** @description Context expansion within the chunkset: 0 none, 1 whole chunkset; default 0.3 */
+                                        expand_tightness?: number;
+                                        /** @description Hard token ceiling; default 15000 */
+                                        max_tokens?: number;
+                                        /** @description Drop hits scoring below; default 0.3 */
+                                        min_relevance?: number;
+                                        /** @description Empty result when the best hit scores below */
+                                        min_top_relevance?: number;
+                                        /** @description Name in the report (default: "default" for {}, else variant-N) */
+                                        name?: string;
+                                        /**
+                                         * @description standard (fusion) or advanced (adds a reranker)
+                                         * @enum {string}
+                                         */
+                                        retrieval_tier?: "standard" | "advanced";
+                                        /** @description Ask each case that names a doc_id with searchInDoc on that document */
+                                        search_in_doc?: boolean;
+                                        /** @description Soft token budget; default 5000 */
+                                        target_tokens?: number;
+                                        /** @description Key to case-insensitive glob (`*` any run, `?` one character); keys ANDed */
+                                        unencrypted_strings_match?: {
+                                            [key: string]: string;
+                                        };
+                                    };
+                                    tokens_mean: number;
+                                    tokens_p95: number;
+                                }[];
+                            };
+                            /** @enum {string} */
+                            status: "pending" | "running" | "done" | "failed" | "cancelled";
+                            summary?: {
+                                found_share: number;
+                                name: string;
+                                recommended_min_relevance: number;
+                            }[];
+                            variants: {
+                                /** @description Clauses, ANDed (max 32) */
+                                attribute_filters?: {
+                                    /** @description Attribute name */
+                                    attr: string;
+                                    /**
+                                     * @description Operator; the set allowed depends on the attribute type (docs/attributes.md). One of: eq, ne, in, nin, glob, iglob, lt, lte, gt, gte, contains, contains_any, any_lt, any_gt, has_all_tokens, has_any_tokens
+                                     * @example eq
+                                     * @example ne
+                                     * @example in
+                                     * @example nin
+                                     * @example glob
+                                     * @example iglob
+                                     * @example lt
+                                     * @example lte
+                                     * @example gt
+                                     * @example gte
+                                     * @example contains
+                                     * @example contains_any
+                                     * @example any_lt
+                                     * @example any_gt
+                                     * @example has_all_tokens
+                                     * @example has_any_tokens
+                                     */
+                                    op: string;
+                                    /** @description Operand: scalar, or array for in/nin/contains_any/has_*_tokens */
+                                    value: unknown;
+                                }[];
+                                /** @description Restrict to this set of documents */
+                                doc_ids?: string[];
+                                /** @description Documents to leave out (max 100) */
+                                exclude_doc_ids?: string[];
+                                /** @description Context expansion within the chunkset: 0 none, 1 whole chunkset; default 0.3 */
+                                expand_tightness?: number;
+                                /** @description Hard token ceiling; default 15000 */
+                                max_tokens?: number;
+                                /** @description Drop hits scoring below; default 0.3 */
+                                min_relevance?: number;
+                                /** @description Empty result when the best hit scores below */
+                                min_top_relevance?: number;
+                                /** @description Name in the report (default: "default" for {}, else variant-N) */
+                                name?: string;
+                                /**
+                                 * @description standard (fusion) or advanced (adds a reranker)
+                                 * @enum {string}
+                                 */
+                                retrieval_tier?: "standard" | "advanced";
+                                /** @description Ask each case that names a doc_id with searchInDoc on that document */
+                                search_in_doc?: boolean;
+                                /** @description Soft token budget; default 5000 */
+                                target_tokens?: number;
+                                /** @description Key to case-insensitive glob (`*` any run, `?` one character); keys ANDed */
+                                unencrypted_strings_match?: {
+                                    [key: string]: string;
+                                };
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error response has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createEvaluation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
+                "X-Project-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The questions (1..1000) */
+                    cases: {
+                        /** @description Answer strings; found when the context contains one (case and spacing ignored) */
+                        answers?: string[];
+                        /** @description Chunk indices of doc_id holding the evidence */
+                        chunk_indices?: number[];
+                        /** @description The document that holds the answer */
+                        doc_id?: string;
+                        /** @description Your id for the case, echoed in the report */
+                        id?: string;
+                        /** @description 1-based pages of doc_id holding the evidence */
+                        pages?: number[];
+                        /** @description The question, as users ask it */
+                        query: string;
+                    }[];
+                    name?: string;
+                    /** @description Request variants to compare (1..4); default one variant, the default request */
+                    variants?: {
+                        /** @description Clauses, ANDed (max 32) */
+                        attribute_filters?: {
+                            /** @description Attribute name */
+                            attr: string;
+                            /**
+                             * @description Operator; the set allowed depends on the attribute type (docs/attributes.md). One of: eq, ne, in, nin, glob, iglob, lt, lte, gt, gte, contains, contains_any, any_lt, any_gt, has_all_tokens, has_any_tokens
+                             * @example eq
+                             * @example ne
+                             * @example in
+                             * @example nin
+                             * @example glob
+                             * @example iglob
+                             * @example lt
+                             * @example lte
+                             * @example gt
+                             * @example gte
+                             * @example contains
+                             * @example contains_any
+                             * @example any_lt
+                             * @example any_gt
+                             * @example has_all_tokens
+                             * @example has_any_tokens
+                             */
+                            op: string;
+                            /** @description Operand: scalar, or array for in/nin/contains_any/has_*_tokens */
+                            value: unknown;
+                        }[];
+                        /** @description Restrict to this set of documents */
+                        doc_ids?: string[];
+                        /** @description Documents to leave out (max 100) */
+                        exclude_doc_ids?: string[];
+                        /** @description Context expansion within the chunkset: 0 none, 1 whole chunkset; default 0.3 */
+                        expand_tightness?: number;
+                        /** @description Hard token ceiling; default 15000 */
+                        max_tokens?: number;
+                        /** @description Drop hits scoring below; default 0.3 */
+                        min_relevance?: number;
+                        /** @description Empty result when the best hit scores below */
+                        min_top_relevance?: number;
+                        /** @description Name in the report (default: "default" for {}, else variant-N) */
+                        name?: string;
+                        /**
+                         * @description standard (fusion) or advanced (adds a reranker)
+                         * @enum {string}
+                         */
+                        retrieval_tier?: "standard" | "advanced";
+                        /** @description Ask each case that names a doc_id with searchInDoc on that document */
+                        search_in_doc?: boolean;
+                        /** @description Soft token budget; default 5000 */
+                        target_tokens?: number;
+                        /** @description Key to case-insensitive glob (`*` any run, `?` one character); keys ANDed */
+                        unencrypted_strings_match?: {
+                            [key: string]: string;
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description An evaluation; `report` once done (docs/evaluations.md) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        case_count: number;
+                        created_at: string;
+                        error?: {
+                            code: string;
+                            message: string;
+                        };
+                        evaluation_id: string;
+                        finished_at: string | null;
+                        /** @description The job running it (job endpoints); the same id */
+                        job_id: string;
+                        name: string;
+                        /** @description Case × variant runs done and in all */
+                        progress: {
+                            done: number;
+                            total: number;
+                        };
+                        report?: {
+                            variants: {
+                                cases: number;
+                                empty_contexts: number;
+                                /** @description Cases asked (not unknown_document, not error); shares and means are over these */
+                                evaluated: number;
+                                found: number;
+                                found_share: number;
+                                latency_ms: {
+                                    p50: number;
+                                    p95: number;
+                                };
+                                min_relevance_sweep: {
+                                    found: number;
+                                    found_share: number;
+                                    min_relevance: number;
+                                }[];
+                                /** @description Cases not found, by cause */
+                                misses: {
+                                    [key: string]: number;
+                                };
+                                mrr: number;
+                                name: string;
+                                ndcg_at_10: number;
+                                per_case: {
+                                    error?: {
+                                        code: string;
+                                        message: string;
+                                    };
+                                    /** @description The evidence is in the default prompt-ready context */
+                                    found: boolean;
+                                    id?: string;
+                                    /** @description 0-based position in cases */
+                                    index: number;
+                                    latency_ms: number;
+                                    /** @enum {string} */
+                                    miss_cause?: "empty" | "wrong_document" | "not_ranked" | "below_threshold" | "cut_by_budget" | "unknown_document" | "error";
+                                    /** @description 1-based rank of the first evidence hit in the full ranking */
+                                    rank: number | null;
+                                    score: number | null;
+                                    /** @description Tokens of the prompt-ready context */
+                                    tokens: number;
+                                }[];
+                                recall_at_10: number;
+                                /** @description The sweep value with the highest found share (the highest such value on a tie) */
+                                recommended_min_relevance: {
+                                    found_share: number;
+                                    value: number;
+                                };
+                                /** @description Reliability curve of score: share of relevant hits per score bin of the full rankings */
+                                reliability: {
+                                    from: number;
+                                    mean_score: number;
+                                    n: number;
+                                    observed: number;
+                                    to: number;
+                                }[];
+                                /** @description Search request fields of one variant */
+                                request: {
+                                    /** @description Clauses, ANDed (max 32) */
+                                    attribute_filters?: {
+                                        /** @description Attribute name */
+                                        attr: string;
+                                        /**
+                                         * @description Operator; the set allowed depends on the attribute type (docs/attributes.md). One of: eq, ne, in, nin, glob, iglob, lt, lte, gt, gte, contains, contains_any, any_lt, any_gt, has_all_tokens, has_any_tokens
+                                         * @example eq
+                                         * @example ne
+                                         * @example in
+                                         * @example nin
+                                         * @example glob
+                                         * @example iglob
+                                         * @example lt
+                                         * @example lte
+                                         * @example gt
+                                         * @example gte
+                                         * @example contains
+                                         * @example contains_any
+                                         * @example any_lt
+                                         * @example any_gt
+                                         * @example has_all_tokens
+                                         * @example has_any_tokens
+                                         */
+                                        op: string;
+                                        /** @description Operand: scalar, or array for in/nin/contains_any/has_*_tokens */
+                                        value: unknown;
+                                    }[];
+                                    /** @description Restrict to this set of documents */
+                                    doc_ids?: string[];
+                                    /** @description Documents to leave out (max 100) */
+                                    exclude_doc_ids?: string[];
+                                    /** @description Context expansion within the chunkset: 0 none, 1 whole chunkset; default 0.3 */
+                                    expand_tightness?: number;
+                                    /** @description Hard token ceiling; default 15000 */
+                                    max_tokens?: number;
+                                    /** @description Drop hits scoring below; default 0.3 */
+                                    min_relevance?: number;
+                                    /** @description Empty result when the best hit scores below */
+                                    min_top_relevance?: number;
+                                    /** @description Name in the report (default: "default" for {}, else variant-N) */
+                                    name?: string;
+                                    /**
+                                     * @description standard (fusion) or advanced (adds a reranker)
+                                     * @enum {string}
+                                     */
+                                    retrieval_tier?: "standard" | "advanced";
+                                    /** @description Ask each case that names a doc_id with searchInDoc on that document */
+                                    search_in_doc?: boolean;
+                                    /** @description Soft token budget; default 5000 */
+                                    target_tokens?: number;
+                                    /** @description Key to case-insensitive glob (`*` any run, `?` one character); keys ANDed */
+                                    unencrypted_strings_match?: {
+                                        [key: string]: string;
+                                    };
+                                };
+                                tokens_mean: number;
+                                tokens_p95: number;
+                            }[];
+                        };
+                        /** @enum {string} */
+                        status: "pending" | "running" | "done" | "failed" | "cancelled";
+                        summary?: {
+                            found_share: number;
+                            name: string;
+                            recommended_min_relevance: number;
+                        }[];
+                        variants: {
+                            /** @description Clauses, ANDed (max 32) */
+                            attribute_filters?: {
+                                /** @description Attribute name */
+                                attr: string;
+                                /**
+                                 * @description Operator; the set allowed depends on the attribute type (docs/attributes.md). One of: eq, ne, in, nin, glob, iglob, lt, lte, gt, gte, contains, contains_any, any_lt, any_gt, has_all_tokens, has_any_tokens
+                                 * @example eq
+                                 * @example ne
+                                 * @example in
+                                 * @example nin
+                                 * @example glob
+                                 * @example iglob
+                                 * @example lt
+                                 * @example lte
+                                 * @example gt
+                                 * @example gte
+                                 * @example contains
+                                 * @example contains_any
+                                 * @example any_lt
+                                 * @example any_gt
+                                 * @example has_all_tokens
+                                 * @example has_any_tokens
+                                 */
+                                op: string;
+                                /** @description Operand: scalar, or array for in/nin/contains_any/has_*_tokens */
+                                value: unknown;
+                            }[];
+                            /** @description Restrict to this set of documents */
+                            doc_ids?: string[];
+                            /** @description Documents to leave out (max 100) */
+                            exclude_doc_ids?: string[];
+                            /** @description Context expansion within the chunkset: 0 none, 1 whole chunkset; default 0.3 */
+                            expand_tightness?: number;
+                            /** @description Hard token ceiling; default 15000 */
+                            max_tokens?: number;
+                            /** @description Drop hits scoring below; default 0.3 */
+                            min_relevance?: number;
+                            /** @description Empty result when the best hit scores below */
+                            min_top_relevance?: number;
+                            /** @description Name in the report (default: "default" for {}, else variant-N) */
+                            name?: string;
+                            /**
+                             * @description standard (fusion) or advanced (adds a reranker)
+                             * @enum {string}
+                             */
+                            retrieval_tier?: "standard" | "advanced";
+                            /** @description Ask each case that names a doc_id with searchInDoc on that document */
+                            search_in_doc?: boolean;
+                            /** @description Soft token budget; default 5000 */
+                            target_tokens?: number;
+                            /** @description Key to case-insensitive glob (`*` any run, `?` one character); keys ANDed */
+                            unencrypted_strings_match?: {
+                                [key: string]: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error response has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getEvaluation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
+                "X-Project-ID"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An evaluation; `report` once done (docs/evaluations.md) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        case_count: number;
+                        created_at: string;
+                        error?: {
+                            code: string;
+                            message: string;
+                        };
+                        evaluation_id: string;
+                        finished_at: string | null;
+                        /** @description The job running it (job endpoints); the same id */
+                        job_id: string;
+                        name: string;
+                        /** @description Case × variant runs done and in all */
+                        progress: {
+                            done: number;
+                            total: number;
+                        };
+                        report?: {
+                            variants: {
+                                cases: number;
+                                empty_contexts: number;
+                                /** @description Cases asked (not unknown_document, not error); shares and means are over these */
+                                evaluated: number;
+                                found: number;
+                                found_share: number;
+                                latency_ms: {
+                                    p50: number;
+                                    p95: number;
+                                };
+                                min_relevance_sweep: {
+                                    found: number;
+                                    found_share: number;
+                                    min_relevance: number;
+                                }[];
+                                /** @description Cases not found, by cause */
+                                misses: {
+                                    [key: string]: number;
+                                };
+                                mrr: number;
+                                name: string;
+                                ndcg_at_10: number;
+                                per_case: {
+                                    error?: {
+                                        code: string;
+                                        message: string;
+                                    };
+                                    /** @description The evidence is in the default prompt-ready context */
+                                    found: boolean;
+                                    id?: string;
+                                    /** @description 0-based position in cases */
+                                    index: number;
+                                    latency_ms: number;
+                                    /** @enum {string} */
+                                    miss_cause?: "empty" | "wrong_document" | "not_ranked" | "below_threshold" | "cut_by_budget" | "unknown_document" | "error";
+                                    /** @description 1-based rank of the first evidence hit in the full ranking */
+                                    rank: number | null;
+                                    score: number | null;
+                                    /** @description Tokens of the prompt-ready context */
+                                    tokens: number;
+                                }[];
+                                recall_at_10: number;
+                                /** @description The sweep value with the highest found share (the highest such value on a tie) */
+                                recommended_min_relevance: {
+                                    found_share: number;
+                                    value: number;
+                                };
+                                /** @description Reliability curve of score: share of relevant hits per score bin of the full rankings */
+                                reliability: {
+                                    from: number;
+                                    mean_score: number;
+                                    n: number;
+                                    observed: number;
+                                    to: number;
+                                }[];
+                                /** @description Search request fields of one variant */
+                                request: {
+                                    /** @description Clauses, ANDed (max 32) */
+                                    attribute_filters?: {
+                                        /** @description Attribute name */
+                                        attr: string;
+                                        /**
+                                         * @description Operator; the set allowed depends on the attribute type (docs/attributes.md). One of: eq, ne, in, nin, glob, iglob, lt, lte, gt, gte, contains, contains_any, any_lt, any_gt, has_all_tokens, has_any_tokens
+                                         * @example eq
+                                         * @example ne
+                                         * @example in
+                                         * @example nin
+                                         * @example glob
+                                         * @example iglob
+                                         * @example lt
+                                         * @example lte
+                                         * @example gt
+                                         * @example gte
+                                         * @example contains
+                                         * @example contains_any
+                                         * @example any_lt
+                                         * @example any_gt
+                                         * @example has_all_tokens
+                                         * @example has_any_tokens
+                                         */
+                                        op: string;
+                                        /** @description Operand: scalar, or array for in/nin/contains_any/has_*_tokens */
+                                        value: unknown;
+                                    }[];
+                                    /** @description Restrict to this set of documents */
+                                    doc_ids?: string[];
+                                    /** @description Documents to leave out (max 100) */
+                                    exclude_doc_ids?: string[];
+                                    /** @description Context expansion within the chunkset: 0 none, 1 whole chunkset; default 0.3 */
+                                    expand_tightness?: number;
+                                    /** @description Hard token ceiling; default 15000 */
+                                    max_tokens?: number;
+                                    /** @description Drop hits scoring below; default 0.3 */
+                                    min_relevance?: number;
+                                    /** @description Empty result when the best hit scores below */
+                                    min_top_relevance?: number;
+                                    /** @description Name in the report (default: "default" for {}, else variant-N) */
+                                    name?: string;
+                                    /**
+                                     * @description standard (fusion) or advanced (adds a reranker)
+                                     * @enum {string}
+                                     */
+                                    retrieval_tier?: "standard" | "advanced";
+                                    /** @description Ask each case that names a doc_id with searchInDoc on that document */
+                                    search_in_doc?: boolean;
+                                    /** @description Soft token budget; default 5000 */
+                                    target_tokens?: number;
+                                    /** @description Key to case-insensitive glob (`*` any run, `?` one character); keys ANDed */
+                                    unencrypted_strings_match?: {
+                                        [key: string]: string;
+                                    };
+                                };
+                                tokens_mean: number;
+                                tokens_p95: number;
+                            }[];
+                        };
+                        /** @enum {string} */
+                        status: "pending" | "running" | "done" | "failed" | "cancelled";
+                        summary?: {
+                            found_share: number;
+                            name: string;
+                            recommended_min_relevance: number;
+                        }[];
+                        variants: {
+                            /** @description Clauses, ANDed (max 32) */
+                            attribute_filters?: {
+                                /** @description Attribute name */
+                                attr: string;
+                                /**
+                                 * @description Operator; the set allowed depends on the attribute type (docs/attributes.md). One of: eq, ne, in, nin, glob, iglob, lt, lte, gt, gte, contains, contains_any, any_lt, any_gt, has_all_tokens, has_any_tokens
+                                 * @example eq
+                                 * @example ne
+                                 * @example in
+                                 * @example nin
+                                 * @example glob
+                                 * @example iglob
+                                 * @example lt
+                                 * @example lte
+                                 * @example gt
+                                 * @example gte
+                                 * @example contains
+                                 * @example contains_any
+                                 * @example any_lt
+                                 * @example any_gt
+                                 * @example has_all_tokens
+                                 * @example has_any_tokens
+                                 */
+                                op: string;
+                                /** @description Operand: scalar, or array for in/nin/contains_any/has_*_tokens */
+                                value: unknown;
+                            }[];
+                            /** @description Restrict to this set of documents */
+                            doc_ids?: string[];
+                            /** @description Documents to leave out (max 100) */
+                            exclude_doc_ids?: string[];
+                            /** @description Context expansion within the chunkset: 0 none, 1 whole chunkset; default 0.3 */
+                            expand_tightness?: number;
+                            /** @description Hard token ceiling; default 15000 */
+                            max_tokens?: number;
+                            /** @description Drop hits scoring below; default 0.3 */
+                            min_relevance?: number;
+                            /** @description Empty result when the best hit scores below */
+                            min_top_relevance?: number;
+                            /** @description Name in the report (default: "default" for {}, else variant-N) */
+                            name?: string;
+                            /**
+                             * @description standard (fusion) or advanced (adds a reranker)
+                             * @enum {string}
+                             */
+                            retrieval_tier?: "standard" | "advanced";
+                            /** @description Ask each case that names a doc_id with searchInDoc on that document */
+                            search_in_doc?: boolean;
+                            /** @description Soft token budget; default 5000 */
+                            target_tokens?: number;
+                            /** @description Key to case-insensitive glob (`*` any run, `?` one character); keys ANDed */
+                            unencrypted_strings_match?: {
+                                [key: string]: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error response has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteEvaluation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
+                "X-Project-ID"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deleted: boolean;
+                        evaluation_id: string;
                     };
                 };
             };

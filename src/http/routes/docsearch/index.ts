@@ -9,6 +9,10 @@ import { registerDocsGetRoute } from './docs-get.ts';
 import { registerDocsDeleteRoute } from './docs-delete.ts';
 import { registerAttributesRoute } from './attributes.ts';
 import { registerIngestBucketRoutes } from './ingest-bucket-routes.ts';
+import { registerEvaluationsCreateRoute } from './evaluations-create.ts';
+import { registerEvaluationsGetRoute } from './evaluations-get.ts';
+import { registerEvaluationsListRoute } from './evaluations-list.ts';
+import { registerEvaluationsDeleteRoute } from './evaluations-delete.ts';
 
 export async function registerDocsearchRoutes(app: FastifyInstance, services: Services): Promise<void> {
   await registerIngestRoute(app, services);
@@ -19,4 +23,8 @@ export async function registerDocsearchRoutes(app: FastifyInstance, services: Se
   await registerDocsDeleteRoute(app, services);
   await registerAttributesRoute(app, services);
   await registerIngestBucketRoutes(app, services);
+  await registerEvaluationsCreateRoute(app, services);
+  await registerEvaluationsGetRoute(app, services);
+  await registerEvaluationsListRoute(app, services);
+  await registerEvaluationsDeleteRoute(app, services);
 }
