@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import { bucketCommands } from './commands/buckets.ts';
 import { docsCommands } from './commands/docs.ts';
+import { evalCommand } from './commands/eval.ts';
 import { ingestCommand } from './commands/ingest.ts';
 import { jobsCommands } from './commands/jobs.ts';
 import { projectCommands } from './commands/projects.ts';
@@ -12,7 +13,7 @@ import { type Command, Context, DEFAULT_URL, GLOBAL_OPTIONS } from './context.ts
 import { describeError, EXIT_OK, EXIT_USAGE, UsageError } from './errors.ts';
 import { type Io, println, processIo } from './io.ts';
 
-export const COMMANDS: Command[] = [ingestCommand, searchCommand, ...docsCommands, ...jobsCommands, ...bucketCommands, ...projectCommands];
+export const COMMANDS: Command[] = [ingestCommand, searchCommand, evalCommand, ...docsCommands, ...jobsCommands, ...bucketCommands, ...projectCommands];
 
 const GLOBAL_VALUED = new Set(['--url', '-u', '--api-key', '-k', '--project', '-p']);
 

@@ -16,7 +16,7 @@ import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { newProject, PAPER, startTestServer, type TestServer } from '../../sdk/test/support.ts';
 
 const BIN = fileURLToPath(new URL('../bin/docsearch-mcp.mjs', import.meta.url));
-const TOOLS = ['delete_document', 'get_document', 'ingest', 'job_status', 'list_attributes', 'list_documents', 'search', 'search_in_doc'];
+const TOOLS = ['delete_document', 'evaluate_search', 'get_document', 'ingest', 'job_status', 'list_attributes', 'list_documents', 'search', 'search_in_doc'];
 
 type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }> };
 const text = (r: unknown): string => (r as ToolResult).content.map((c) => c.text ?? '').join('\n');

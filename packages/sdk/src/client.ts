@@ -8,7 +8,8 @@ import type {
   AttributeList, BucketIngestCreated, BucketIngestFailures, BucketIngestTask, CreateBucketIngestRequest, CreatedProject,
   CreateProjectRequest, DeleteDocResponse, DeleteJobResponse, DocInfo, IngestOptions, JobStatus, JobStatusEvent,
   ListDocsResponse, LoginResponse, ProjectList, PublicJob, RetrievalContext, SearchInDocRequest, SearchRequest,
-  SearchResponse, SearchResult, UpdateBucketCredentialsRequest,
+  SearchResponse, SearchResult, UpdateBucketCredentialsRequest, CreateEvaluationRequest, Evaluation, EvaluationList,
+  DeleteEvaluationResponse,
 } from './types.ts';
 
 export type DocsearchClientOptions = TransportOptions;
@@ -138,6 +139,43 @@ export class DocsearchClient {
   /** GET /v3/docsearch/attributes (a 503 is retried, never read as "no attributes"). */
   listAttributes(o: Opts = {}): Promise<AttributeList> {
     return this.http.json('GET', '/v3/docsearch/attributes', { signal: o.signal, retryNetworkErrors: true });
+  }
+
+  // ---- evaluations ----------------------------------------------------------------------------
+  /**
+   * POST /v3/docsearch/evaluations: start evaluating search on `body.cases` (and `body.variants`); the
+   * answer is the pending evaluation (docs/evaluations.md).
+   * @throws DocsearchError 400 validation_failed naming the field, 409 evaluation_running, 429 rate_limited
+   */
+  createEvaluation(body: CreateEvaluationRequest, o: Opts = {}): Promise<Evaluation> {
+    return this.http.json('POST', '/v3/docsearch/evaluations', { body, signal: o.signal });
+  }
+  /** GET /v3/docsearch/evaluations/{id}: status, progress and, once done, the report. */
+  getEvaluation(id: string, o: Opts = {}): Promise<Evaluation> {
+    return this.http.json('GET', `/v3/docsearch/evaluations/${seg(id)}`, { signal: o.signal, retryNetworkErrors: true });
+  }
+  /** GET /v3/docsearch/evaluations: newest first, without reports. */
+  listEvaluations(query: { limit?: number } = {}, o: Opts = {}): Promise<EvaluationList> {
+    return this.http.json('GET', '/v3/docsearch/evaluations', { query, signal: o.signal, retryNetworkErrors: true });
+  }
+  /** DELETE /v3/docsearch/evaluations/{id}: deletes it and its report (cancels it first if it runs). */
+  deleteEvaluation(id: string, o: Opts = {}): Promise<DeleteEvaluationResponse> {
+    return this.http.json('DELETE', `/v3/docsearch/evaluations/${seg(id)}`, { signal: o.signal });
+  }
+  /**
+   * Create an evaluation and poll it until it is no longer pending or running; returns it (a failed or
+   * cancelled one is returned, not thrown: read `status` and `error`).
+   * @param opts.onProgress called with each state read while it runs
+   * @param opts.pollMs time between reads (default 500 ms)
+   */
+  async runEvaluation(body: CreateEvaluationRequest, opts: Opts & { onProgress?: (ev: Evaluation) => void; pollMs?: number } = {}): Promise<Evaluation> {
+    let ev = await this.createEvaluation(body, opts);
+    while (ev.status === 'pending' || ev.status === 'running') {
+      opts.onProgress?.(ev);
+      await new Promise((r) => setTimeout(r, opts.pollMs ?? 500));
+      ev = await this.getEvaluation(ev.evaluation_id, opts);
+    }
+    return ev;
   }
 
   // ---- bucket ingestion -----------------------------------------------------------------------

@@ -42,6 +42,17 @@ export type BucketIngestCreated = ResponseOf<'createBucketIngest', 202>;
 export type BucketIngestFailures = ResponseOf<'listBucketIngestFailures', 200>;
 export type UpdateBucketCredentialsRequest = RequestOf<'updateBucketIngestCredentials'>;
 
+export type CreateEvaluationRequest = RequestOf<'createEvaluation'>;
+/** One case of an evaluation: a question and what counts as found (docs/evaluations.md). */
+export type EvaluationCase = CreateEvaluationRequest['cases'][number];
+export type EvaluationVariant = NonNullable<CreateEvaluationRequest['variants']>[number];
+/** An evaluation; `report` once its status is done. */
+export type Evaluation = ResponseOf<'getEvaluation', 200>;
+export type EvaluationReport = NonNullable<Evaluation['report']>;
+export type VariantReport = EvaluationReport['variants'][number];
+export type EvaluationList = ResponseOf<'listEvaluations', 200>;
+export type DeleteEvaluationResponse = ResponseOf<'deleteEvaluation', 200>;
+
 /** Everything POST /docsearch/ingest accepts besides the file (headers in the interface spec). */
 export interface IngestOptions {
   /** Name with extension (selects the parser). Required with `data`; optional with `remoteUrl`. */
