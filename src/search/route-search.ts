@@ -18,6 +18,7 @@ import { byScore } from './stages/score.ts';
 import { MIN_SCOPE_CANDIDATES, rankStandard, type RankOptions } from './stages/standard-rank.ts';
 import type { TitleTermsCache } from './stages/title-terms.ts';
 import { analyze } from '../analysis/analyzer.ts';
+import { withNamedSections, type OutlineCache } from './section-search.ts';
 import type { Region } from './types.ts';
 
 /** What the routed search reads: the data plane, the control plane and the service's caches. */
@@ -26,6 +27,7 @@ export interface RouteDeps {
   index: NamespaceIndex;
   labels: LabelIndex;
   titleTerms: TitleTermsCache;
+  outlines: OutlineCache;
 }
 
 /** One namespace search's state after its ranking, as SearchService.rank holds it. */
@@ -126,7 +128,11 @@ async function searchInDocument(deps: RouteDeps, r: RouteRequest, docId: string,
   const titles = deps.titleTerms.of(new Map([[docId, r.docs.get(docId)!]]), r.analysed.stemLang);
   const { regions, stats: scored } = rankStandard(got.vector, got.bm25, stats, { ...r.rankOptions, titles, scoped: true });
   for (const x of regions) x.stats = scored;
-  return regions;
+  // The sections the query names in this document, searched on their own (section-search.ts).
+  return withNamedSections(deps.index, deps.outlines, {
+    namespace: r.namespace, docId, filter: r.scope.filter, analysed: r.analysed, labelTerms: new Set((titles.get(docId) ?? '').split(' ')),
+    embed: r.embed, lexical: r.lexical, chunkCount: r.chunkCount, rankOptions: { ...r.rankOptions, titles }, regions,
+  });
 }
 
 /**

@@ -25,6 +25,7 @@ import { chunkTokens, fillText, fitChunks, hydrateChunks, pagesOf, variantChunks
 import { renderContext, renderPieces, type RenderHit } from './stages/render.ts';
 import { fitHeadings, HeaderTokenCache } from './stages/context-tokens.ts';
 import { retrieve } from './stages/retrieve.ts';
+import { OutlineCache, withNamedSections } from './section-search.ts';
 import { withLongForms } from './stages/short-forms.ts';
 import { lookupAbbreviations } from '../storage/abbreviation-store.ts';
 import { TitleTermsCache } from './stages/title-terms.ts';
@@ -97,11 +98,14 @@ export class SearchService {
   private readonly titleTerms = new TitleTermsCache();
   /** Labels of every visible document per project, for document routing (route-search.ts). */
   private readonly labels: LabelIndex;
+  /** Documents' outlines, for the sections a query names (section-search.ts). */
+  private readonly outlines: OutlineCache;
 
   constructor(deps: SearchDeps) {
     this.deps = deps;
     this.deleting = new DeletingDocsCache(deps.cp);
     this.labels = new LabelIndex(deps.cp);
+    this.outlines = new OutlineCache(deps.index);
   }
 
   /**
@@ -206,8 +210,19 @@ export class SearchService {
     // A BM25 list shorter than the limit returned every lexical match: absent chunks have BM25 0.
     const base = queryStats(vecHits, bm25Hits, (got.bm25?.length ?? 0) < got.limit, analysed.termCount, chunkCount);
     const rankOptions = { anchor: denseCoverageOk(embedder, denseText), groups: analysed.groups, weights: analysed.weights, segments: analysed.segments, sentences: analysed.sentences, pairs: analysed.pairs, pairTerms: analysed.pairTerms, ...this.deps.relevance };
-    const ranked = rankStandard(vecHits, bm25Hits, base, { ...rankOptions, titles: this.titleTerms.of(docs, analysed.stemLang) });
-    // A query that names documents by their identity is also searched inside them (route-search.ts).
+    const titles = this.titleTerms.of(docs, analysed.stemLang);
+    const ranked = rankStandard(vecHits, bm25Hits, base, { ...rankOptions, titles });
+    // A search in one document also searches the sections the query names (section-search.ts); a query
+    // that names documents by their identity is searched inside them (route-search.ts), the same way.
+    const one = scope.filter.docIds?.length === 1 ? scope.filter.docIds[0] : undefined;
+    if (one !== undefined && docs.has(one)) {
+      const regions = await withNamedSections(index, this.outlines, {
+        namespace: ctx.namespace, docId: one, filter: scope.filter, analysed, labelTerms: new Set((titles.get(one) ?? '').split(' ')),
+        embed, lexical, chunkCount, rankOptions: { ...rankOptions, titles }, regions: ranked.regions,
+      });
+      timed('rank');
+      return { regions, stats: ranked.stats, analysed, docs, query };
+    }
     const regions = await routedRegions(this.routeDeps(), {
       projectId: ctx.projectId, namespace: ctx.namespace, query, scope, analysed, vector: vecHits, bm25: bm25Hits, regions: ranked.regions,
       docs, chunkCount, embed, lexical, rankOptions, minRelevance: req.min_relevance ?? DEFAULT_MIN_RELEVANCE,
@@ -218,7 +233,7 @@ export class SearchService {
 
   /** What document routing reads (route-search.ts). */
   private routeDeps(): RouteDeps {
-    return { cp: this.deps.cp, index: this.deps.index, labels: this.labels, titleTerms: this.titleTerms };
+    return { cp: this.deps.cp, index: this.deps.index, labels: this.labels, titleTerms: this.titleTerms, outlines: this.outlines };
   }
 
   /** A function that reports the time since the previous report (or since now) as `stage` to deps.onStage. */

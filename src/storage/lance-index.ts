@@ -11,7 +11,7 @@ import type * as Lance from '@lancedb/lancedb';
 import { AppError } from '../internal/errors.ts';
 import type { LanceContext, LanceIndexOptions, LanceModule } from './lance-context.ts';
 import { AutoOptimizer } from './lance-maintenance.ts';
-import { getChunkRanges, getChunks, getChunksAt, listDocIds } from './lance-row-reads.ts';
+import { getChunkRanges, getChunks, getChunksAt, getHeadings, listDocIds } from './lance-row-reads.ts';
 import { bm25Search, vectorSearch } from './lance-search.ts';
 import { assertNamespace, sqlString } from './lance-sql.ts';
 import { TableCache } from './lance-table-cache.ts';
@@ -113,6 +113,11 @@ export class LanceNamespaceIndex implements NamespaceIndex {
   async getChunksAt(namespace: string, chunks: ChunkRef[], opts: { shown?: boolean } = {}): Promise<StoredChunk[]> {
     this.check(namespace);
     return getChunksAt(this.ctx, namespace, chunks, opts);
+  }
+
+  async getHeadings(namespace: string, docId: string): Promise<Array<{ chunk_index: number; heading_path: string }>> {
+    this.check(namespace);
+    return getHeadings(this.ctx, namespace, docId);
   }
 
   async listDocIds(namespace: string): Promise<string[]> {

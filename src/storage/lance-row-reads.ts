@@ -70,6 +70,20 @@ export async function listDocIds(ctx: LanceContext, namespace: string): Promise<
   });
 }
 
+/**
+ * Every chunk's heading path of one document (chunk_index order), read without text or vectors: the
+ * document's outline, for the sections a query names (search/section-search.ts).
+ */
+export async function getHeadings(ctx: LanceContext, namespace: string, docId: string): Promise<Array<{ chunk_index: number; heading_path: string }>> {
+  return ctx.tables.read(namespace, [], async (state) => {
+    const out: Array<{ chunk_index: number; heading_path: string }> = [];
+    const rows = await state.table.query().where(`doc_id = ${sqlString(docId)}`).select(['chunk_index', 'heading_path']).toArrow();
+    const idx = rows.getChild('chunk_index'), heading = rows.getChild('heading_path');
+    for (let i = 0; i < rows.numRows; i++) out.push({ chunk_index: Number(idx?.get(i)), heading_path: String(heading?.get(i) ?? '') });
+    return out.sort((a, b) => a.chunk_index - b.chunk_index);
+  });
+}
+
 /** The full rows (text included) of these chunks, read by their (doc_id, chunk_index) in one query; [] for none. */
 export async function fullRows(state: TableState, chunks: ChunkRef[]): Promise<StoredChunk[]> {
   if (chunks.length === 0) return [];

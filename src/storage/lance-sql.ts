@@ -75,5 +75,9 @@ export function filterToWhere(filter?: ChunkFilter): { empty: true } | { empty: 
   if (filter.excludeDocIds !== undefined && filter.excludeDocIds.length > 0) {
     parts.push(inList('doc_id', [...new Set(filter.excludeDocIds)], true));
   }
+  if (filter.chunkIndices !== undefined) {
+    if (filter.chunkIndices.length === 0) return { empty: true };
+    parts.push(`chunk_index IN (${[...new Set(filter.chunkIndices)].map((i) => String(Math.trunc(i))).join(', ')})`);
+  }
   return { empty: false, where: parts.length ? parts.join(' AND ') : undefined };
 }

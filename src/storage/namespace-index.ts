@@ -150,6 +150,8 @@ export interface ChunkFilter {
   docIds?: string[];
   /** Never these documents. */
   excludeDocIds?: string[];
+  /** Only chunks at these chunk_index values (with `docIds` naming one document: its named sections). */
+  chunkIndices?: number[];
   /** Typed-attribute condition (built by src/attributes); the engine compiles it with proper escaping. */
   attributes?: AttrExpr;
 }
@@ -251,6 +253,8 @@ export interface NamespaceIndex {
    * `source_job_id` empty, `id` derived as `${doc_id}:${chunk_index}`.
    */
   getChunksAt(namespace: string, chunks: ChunkRef[], opts?: { shown?: boolean }): Promise<StoredChunk[]>;
+  /** Every chunk's heading path of one document (`' > '`-joined, outermost first), chunk_index order; [] when none. */
+  getHeadings(namespace: string, docId: string): Promise<Array<{ chunk_index: number; heading_path: string }>>;
   /** Distinct doc_ids present in the namespace (for the reconciler). */
   listDocIds(namespace: string): Promise<string[]>;
   /** Number of chunks in the namespace (0 when it does not exist). */
