@@ -157,6 +157,10 @@ for (const backend of BACKENDS) {
       }
       const after = ((await api(server.baseUrl, key, 'GET', '/v3/docsearch/evaluations')).body as { evaluations: unknown[] }).evaluations.length;
       assert.equal(after, before);
+      const badLimit = await api(server.baseUrl, key, 'GET', '/v3/docsearch/evaluations?limit=101');
+      assert.equal(badLimit.status, 400);
+      assert.equal((badLimit.body as { details: { field: string } }).details.field, 'querystring.limit');
+      assert.equal(((await api(server.baseUrl, key, 'GET', '/v3/docsearch/evaluations?limit=1')).body as { evaluations: unknown[] }).evaluations.length, 1);
       const missing = await api(server.baseUrl, key, 'GET', '/v3/docsearch/evaluations/nope');
       assert.equal(missing.status, 404);
       assert.equal((missing.body as { code: string }).code, 'evaluation_not_found');

@@ -1,5 +1,5 @@
 // Console shell: shows the sign-in screen until there is a session, then the tab the URL hash names
-// (#upload, #search, #docs, #buckets). Each view module exports `mount(section)` once and `show()` on
+// (#upload, #search, #docs, #buckets, #evaluations). Each view module exports `mount(section)` once and `show()` on
 // every visit; `hide()` (optional) stops its timers.
 import { loadSession, clearSession } from './api.js';
 import { mountLogin } from './login-view.js';
@@ -7,8 +7,9 @@ import * as upload from './upload-view.js';
 import * as search from './search-view.js';
 import * as docs from './documents-view.js';
 import * as buckets from './buckets-view.js';
+import * as evaluations from './evaluations-view.js';
 
-const views = { upload, search, docs, buckets };
+const views = { upload, search, docs, buckets, evaluations };
 const mounted = new Set();
 let current;
 

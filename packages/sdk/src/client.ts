@@ -156,6 +156,7 @@ export class DocsearchClient {
   }
   /** GET /v3/docsearch/evaluations: newest first, without reports. */
   listEvaluations(query: { limit?: number } = {}, o: Opts = {}): Promise<EvaluationList> {
+    // `limit` travels as digits in the query string, 1..100.
     return this.http.json('GET', '/v3/docsearch/evaluations', { query, signal: o.signal, retryNetworkErrors: true });
   }
   /** DELETE /v3/docsearch/evaluations/{id}: deletes it and its report (cancels it first if it runs). */

@@ -94,7 +94,8 @@ export const EvaluationListSchema = Type.Object({
 });
 
 export const EvaluationIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
-export const EvaluationListQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'At most this many (default 50)' })) });
+// Query strings are not coerced (as ingestBucket failures' `limit`): digits here, the range in the route.
+export const EvaluationListQuery = Type.Object({ limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: 'At most this many, 1..100 (default 50)' })) });
 
 export const DeleteEvaluationResponseSchema = Type.Object({ evaluation_id: Type.String(), deleted: Type.Boolean() });
 

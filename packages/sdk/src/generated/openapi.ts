@@ -993,8 +993,8 @@ export interface operations {
     listEvaluations: {
         parameters: {
             query?: {
-                /** @description At most this many (default 50) */
-                limit?: number;
+                /** @description At most this many, 1..100 (default 50) */
+                limit?: string;
             };
             header?: {
                 /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
