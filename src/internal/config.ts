@@ -52,6 +52,13 @@ export interface Config {
    * localTakeover: take a lease over at once when its holder is a dead process on this host.
    */
   scaleOut?: { writerLeaseMs: number; indexSyncMs: number; localTakeover: boolean };
+  /**
+   * Memory the index keeps per process (docs/deployment.md "Memory with many namespaces"). Optional so
+   * hand-built configs stay valid (= defaults). openTables: namespace table handles kept open (least
+   * recently used evicted); indexCacheBytes / metadataCacheBytes: LanceDB's session caches, shared by
+   * every table of the process.
+   */
+  indexMemory?: { openTables: number; indexCacheBytes: number; metadataCacheBytes: number };
   /** Completion webhooks: first retry delay (doubles per attempt, capped at 1 h), attempts, per-attempt timeout. */
   webhookRetryBaseMs: number;
   webhookMaxAttempts: number;
@@ -229,6 +236,11 @@ export function loadConfig(env: Record<string, string | undefined>, host: { memo
     workerFairSlots,
     jobLeaseMs: int(env, 'DOCSEARCH_JOB_LEASE_MS', 60_000, 1000, 24 * 3600_000),
     workerPollMs: int(env, 'DOCSEARCH_WORKER_POLL_MS', 250, 10, 60_000),
+    indexMemory: {
+      openTables: int(env, 'DOCSEARCH_INDEX_OPEN_TABLES', 1000, 1, 1_000_000),
+      indexCacheBytes: int(env, 'DOCSEARCH_LANCE_INDEX_CACHE_MB', 1024, 1, 1_048_576) * 1024 * 1024,
+      metadataCacheBytes: int(env, 'DOCSEARCH_LANCE_METADATA_CACHE_MB', 256, 1, 1_048_576) * 1024 * 1024,
+    },
     scaleOut: {
       writerLeaseMs: int(env, 'DOCSEARCH_WRITER_LEASE_MS', 15_000, 1000, 3600_000),
       indexSyncMs: int(env, 'DOCSEARCH_INDEX_SYNC_MS', 100, 0, 60_000),

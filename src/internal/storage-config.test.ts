@@ -76,3 +76,13 @@ test('malformed storage settings are refused with the variable named', () => {
     assert.throws(() => loadConfig(env), re, JSON.stringify(env));
   }
 });
+
+test('an s3:// index gets the read cache (256 MiB memory, 4 GiB disk under the data dir) unless both sizes are 0', () => {
+  const s3 = { DOCSEARCH_INDEX_URI: 's3://my-bucket/index' };
+  assert.deepEqual(parseStorageConfig(s3, '/d').indexCache, { memoryBytes: 256 * 2 ** 20, diskBytes: 4096 * 2 ** 20, dir: '/d/index-cache' });
+  assert.deepEqual(parseStorageConfig({ ...s3, DOCSEARCH_INDEX_CACHE_MEMORY_MB: '0', DOCSEARCH_INDEX_CACHE_DIR: '/cache' }, '/d').indexCache,
+    { memoryBytes: 0, diskBytes: 4096 * 2 ** 20, dir: '/cache' });
+  assert.equal(parseStorageConfig({ ...s3, DOCSEARCH_INDEX_CACHE_MEMORY_MB: '0', DOCSEARCH_INDEX_CACHE_DISK_MB: '0' }, '/d').indexCache, undefined);
+  assert.equal(parseStorageConfig({}, '/d').indexCache, undefined, 'a local index reads its own disk');
+  assert.throws(() => parseStorageConfig({ ...s3, DOCSEARCH_INDEX_CACHE_DISK_MB: '1.5' }, '/d'), /DOCSEARCH_INDEX_CACHE_DISK_MB/);
+});

@@ -27,11 +27,22 @@ export type IndexLocation =
   /** LanceDB Cloud / Enterprise: `db://<database>`; the managed engine. */
   | { kind: 'db'; uri: string; apiKey: string; region?: string; hostOverride?: string };
 
+/** The read cache in front of an s3:// index (storage/object-cache-proxy.ts, docs/deployment.md). */
+export interface IndexCacheSettings {
+  /** Bytes of Lance file blocks kept in memory per process. */
+  memoryBytes: number;
+  /** Bytes of Lance file blocks kept on local disk, shared by the processes that use `dir`. */
+  diskBytes: number;
+  dir: string;
+}
+
 export interface StorageConfig {
   blob: BlobLocation;
   index: IndexLocation;
   /** Present when the blob store or the index is on s3://. */
   s3?: S3Settings;
+  /** Present when the index is on s3:// and the cache is not turned off (both sizes 0). */
+  indexCache?: IndexCacheSettings;
 }
 
 type Env = Record<string, string | undefined>;
@@ -118,7 +129,28 @@ export function parseStorageConfig(env: Env, dataDir: string): StorageConfig {
   } else index = { kind: 'local', uri: indexRaw ? path.resolve(indexRaw) : path.join(dataDir, 'lance') };
 
   const needsS3 = blob.kind === 's3' || index.kind === 's3';
-  return { blob, index, s3: needsS3 ? parseS3Settings(env) : undefined };
+  const indexCache = index.kind === 's3' ? parseIndexCache(env, dataDir) : undefined;
+  return { blob, index, s3: needsS3 ? parseS3Settings(env) : undefined, ...(indexCache ? { indexCache } : {}) };
+}
+
+/** A whole number of MiB from `key` (default `dflt`), as bytes. */
+function mib(env: Env, key: string, dflt: number): number {
+  const raw = env[key]?.trim() || '';
+  if (raw === '') return dflt * 1024 * 1024;
+  if (!/^\d+$/.test(raw)) throw new Error(`config: ${key} must be a whole number of MiB (0 = off), got "${env[key]}"`);
+  return Number(raw) * 1024 * 1024;
+}
+
+/**
+ * DOCSEARCH_INDEX_CACHE_MEMORY_MB (default 256), DOCSEARCH_INDEX_CACHE_DISK_MB (default 4096) and
+ * DOCSEARCH_INDEX_CACHE_DIR (default <data dir>/index-cache); undefined when both sizes are 0.
+ */
+function parseIndexCache(env: Env, dataDir: string): IndexCacheSettings | undefined {
+  const memoryBytes = mib(env, 'DOCSEARCH_INDEX_CACHE_MEMORY_MB', 256);
+  const diskBytes = mib(env, 'DOCSEARCH_INDEX_CACHE_DISK_MB', 4096);
+  if (memoryBytes === 0 && diskBytes === 0) return undefined;
+  const dir = env.DOCSEARCH_INDEX_CACHE_DIR?.trim();
+  return { memoryBytes, diskBytes, dir: dir ? path.resolve(dir) : path.join(dataDir, 'index-cache') };
 }
 
 /**

@@ -4,6 +4,7 @@
 //   -> route (documents the query names, route-search.ts) -> [advanced tier: rerank] -> thresholds and
 //   near-duplicates -> expand (lazily, best first) -> token budget -> widen -> render
 // composed here for POST /docsearch/search and /docsearch/searchInDoc. No Fastify in here.
+import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { AppError } from '../internal/errors.ts';
 import { initAnalysis } from '../analysis/analyzer.ts';
@@ -44,6 +45,8 @@ import { UNDETERMINED_LANG, type JsonHit, type QueryStats, type Region, type Ret
 export const DEFAULT_MIN_RELEVANCE = 0.3;
 /** How long the per-project fallback stemming language is cached. */
 const LANG_CACHE_MS = 60_000;
+/** Projects whose dominant language is kept (an entry is a few dozen bytes; a miss is one indexed query). */
+const LANG_CACHE_PROJECTS = 10_000;
 
 export interface SearchDeps {
   cp: ControlPlane;
@@ -89,7 +92,8 @@ interface Outcome {
 
 export class SearchService {
   private readonly deps: SearchDeps;
-  private readonly langCache = new Map<string, { lang: string | null; at: number }>();
+  /** Dominant document language per project; bounded so memory follows the projects searched, not all of them. */
+  private readonly langCache = new LRUCache<string, { lang: string | null; at: number }>({ max: LANG_CACHE_PROJECTS });
   /** Deleting documents per project, reused for 1 s (visibility itself is checked uncached per search). */
   private readonly deleting: DeletingDocsCache;
   /** Estimated tokens of each document's `<doc>` header (depends on its id and title only). */

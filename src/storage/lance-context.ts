@@ -35,6 +35,14 @@ export interface LanceIndexOptions {
   cleanupGraceSeconds?: number;
   /** Run optimize() in the background after this many writes to a namespace; 0 = only when called. Default 50. */
   autoOptimizeEveryWrites?: number;
+  /**
+   * Memory bounds (docs/deployment.md): table handles kept open (default 1 000, least recently used
+   * evicted) and the byte sizes of LanceDB's session caches (index structures, file metadata), shared by
+   * every table; unset sizes keep LanceDB's defaults (6 GiB, 1 GiB).
+   */
+  memory?: { openTables?: number; indexCacheBytes?: number; metadataCacheBytes?: number };
+  /** The read cache the storage options point at (object-cache-proxy.ts); closed after the connection. */
+  readCache?: { close(): Promise<void> };
   /** Receives background-optimize failures. Default: process.emitWarning. */
   onMaintenanceError?: (namespace: string, err: unknown) => void;
 }

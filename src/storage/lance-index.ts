@@ -37,9 +37,14 @@ export type { LanceIndexOptions };
 export async function openLanceIndex(opts: LanceIndexOptions): Promise<LanceNamespaceIndex> {
   process.env.LANCEDB_LOG ??= 'error';
   const lancedb: LanceModule = await import('@lancedb/lancedb');
+  const m = opts.memory;
+  const session = m?.indexCacheBytes || m?.metadataCacheBytes
+    ? new lancedb.Session(m.indexCacheBytes ? BigInt(m.indexCacheBytes) : undefined, m.metadataCacheBytes ? BigInt(m.metadataCacheBytes) : undefined)
+    : undefined;
   const db = await lancedb.connect(opts.uri, {
     storageOptions: opts.storageOptions,
     readConsistencyInterval: opts.coordination ? undefined : (opts.readConsistencySeconds ?? 0),
+    ...(session && !opts.remote ? { session } : {}),
     ...opts.remote,
   });
   return new LanceNamespaceIndex(lancedb, db, opts);
@@ -52,7 +57,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
   private closed = false;
 
   constructor(lancedb: LanceModule, db: Lance.Connection, opts: LanceIndexOptions) {
-    const tables = new TableCache(db, opts.coordination?.versions, opts.coordination?.syncMs ?? 100);
+    const tables = new TableCache(db, opts.coordination?.versions, opts.coordination?.syncMs ?? 100, opts.memory?.openTables);
     const onMaintenanceError =
       opts.onMaintenanceError ??
       ((ns: string, err: unknown) => process.emitWarning(`index maintenance of ${ns} failed: ${String(err)}`, 'LanceIndexWarning'));
@@ -146,6 +151,11 @@ export class LanceNamespaceIndex implements NamespaceIndex {
     return (await this.ctx.tables.get(namespace))?.signature ?? null;
   }
 
+  /** Namespace table handles open in this process now (bounded by opts.memory.openTables). */
+  get openTables(): number {
+    return this.ctx.tables.size;
+  }
+
   async probe(): Promise<void> {
     if (this.closed) throw new AppError('internal_error', 'the LanceDB namespace index is closed');
     await this.ctx.db.tableNames({ limit: 1 }); // one listing of the database root: reachable, credentials valid
@@ -157,6 +167,7 @@ export class LanceNamespaceIndex implements NamespaceIndex {
     this.closed = true;
     this.ctx.tables.closeAll();
     this.ctx.db.close();
+    await this.ctx.opts.readCache?.close();
   }
 
   private check(namespace: string): void {

@@ -4,6 +4,7 @@
 // commits made BM25 top-50 p50 go from 3 ms to 90 ms, so optimize must follow ingests without waiting
 // for an operator.
 
+import { LRUCache } from 'lru-cache';
 import type * as Lance from '@lancedb/lancedb';
 import { annOf, type AnnIndex } from './lance-ann.ts';
 import type { EmbeddingSignature } from './namespace-index.ts';
@@ -97,7 +98,8 @@ export async function ensureDocIdIndex(lancedb: LanceModule, table: Lance.Table,
  * runs and stops scheduling new ones.
  */
 export class AutoOptimizer {
-  private readonly writes = new Map<string, number>();
+  /** Writes since the last run per namespace; bounded (a forgotten count only delays one background run). */
+  private readonly writes = new LRUCache<string, number>({ max: 10_000 });
   private readonly running = new Map<string, Promise<void>>();
   private stopped = false;
 

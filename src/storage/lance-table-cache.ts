@@ -4,6 +4,9 @@
 // With a version source (the control plane's per-namespace commit counter) a handle is moved
 // to the table's latest version when another node committed since it was loaded; the counter is read at
 // most once per `syncMs` per namespace, which bounds how late a reader sees another node's commit.
+// At most `maxOpen` handles are kept, least recently used first out, so memory follows the namespaces in
+// use, not the number of projects: an evicted handle is not closed (a read may still hold it; the native
+// table is freed when the last reference goes) and the namespace's next read opens it again.
 
 import type * as Lance from '@lancedb/lancedb';
 import { AppError } from '../internal/errors.ts';
@@ -29,6 +32,13 @@ interface Seen {
   pending?: Promise<void>;
 }
 
+/**
+ * Open handles kept by default: each holds its table's manifest, fragment and schema metadata, and
+ * reopening an evicted one costs a manifest read and the signature and index lookups (bench/many-tenants.ts
+ * measures both; docs/deployment.md "Memory with many namespaces").
+ */
+export const DEFAULT_MAX_OPEN_TABLES = 1000;
+
 export class TableCache {
   private readonly tables = new Map<string, TableState>();
   private readonly opening = new Map<string, Promise<TableState | null>>();
@@ -38,13 +48,21 @@ export class TableCache {
    * @param versions commit counters of other nodes' writes; without it handles are never re-checked here
    *                 (the connection's readConsistencyInterval does it)
    * @param syncMs   longest time a cached handle is used without re-reading the counter, ms
+   * @param maxOpen  most handles kept open (least recently used evicted); default DEFAULT_MAX_OPEN_TABLES
    */
-  constructor(private readonly db: Lance.Connection, private readonly versions?: VersionSource, private readonly syncMs = 100) {}
+  constructor(private readonly db: Lance.Connection, private readonly versions?: VersionSource, private readonly syncMs = 100, private readonly maxOpen = DEFAULT_MAX_OPEN_TABLES) {}
+
+  /** Handles open now. */
+  get size(): number {
+    return this.tables.size;
+  }
 
   /** Cached table state, opening the table once (concurrent callers share the attempt); null if absent. */
   async get(namespace: string): Promise<TableState | null> {
     const cached = this.tables.get(namespace);
     if (cached) {
+      this.tables.delete(namespace); // most recently used last
+      this.tables.set(namespace, cached);
       await this.sync(namespace, cached, false);
       return this.tables.get(namespace) ?? this.get(namespace);
     }
@@ -90,9 +108,10 @@ export class TableCache {
 
   /** Record that this process committed and its handle now reflects commit counter `version`. */
   noteCommitted(namespace: string, version: number): void {
-    this.seen.set(namespace, { version, checkedAt: Date.now() });
     const state = this.tables.get(namespace);
-    if (state) state.count = undefined;
+    if (!state) return; // evicted meanwhile: the next open reads the counter afresh
+    this.seen.set(namespace, { version, checkedAt: Date.now() });
+    state.count = undefined;
   }
 
   /**
@@ -183,7 +202,12 @@ export class TableCache {
       throw new AppError('embedder_mismatch', `namespace ${namespace} has no recorded embedding signature`, { namespace });
     }
     const state: TableState = { table, signature, ...(await readIndexes(table)) };
+    this.tables.delete(namespace);
     this.tables.set(namespace, state);
+    for (const oldest of this.tables.keys()) {
+      if (this.tables.size <= this.maxOpen || oldest === namespace) break;
+      this.evict(oldest);
+    }
     return state;
   }
 }

@@ -8,6 +8,7 @@ import { S3BlobStore, createS3Client } from './s3-blob-store.ts';
 import { openLanceIndex, type LanceIndexOptions, type LanceNamespaceIndex } from './lance-index.ts';
 import type { NamespaceIndex } from './namespace-index.ts';
 import { describeStorageError } from '../internal/readiness.ts';
+import { ObjectCache } from './object-cache.ts';
 
 /** The storage section of `cfg`; a hand-built Config without one gets the local defaults under dataDir. */
 export function storageOf(cfg: Config): StorageConfig {
@@ -40,9 +41,15 @@ export function indexLocationOptions(cfg: Config): Pick<LanceIndexOptions, 'uri'
  */
 export async function openIndex(cfg: Config, extra: Omit<LanceIndexOptions, 'uri' | 'storageOptions' | 'remote'> = {}): Promise<LanceNamespaceIndex> {
   const where = indexLocationOptions(cfg);
+  const { indexCache, s3 } = storageOf(cfg);
+  // An s3:// index reads through the local read cache unless it is turned off (object-cache-proxy.ts).
+  let proxy: ObjectCache | undefined;
   try {
-    return await openLanceIndex({ ...extra, ...where });
+    if (indexCache && s3) proxy = await ObjectCache.start({ ...indexCache, s3 });
+    const storageOptions = proxy ? proxy.storageOptions() : where.storageOptions;
+    return await openLanceIndex({ ...extra, ...where, storageOptions, readCache: proxy });
   } catch (err) {
+    await proxy?.close().catch(() => undefined);
     throw new Error(`config: the index at ${where.uri} (DOCSEARCH_INDEX_URI) is not reachable: ${describeStorageError(err)}`, { cause: err });
   }
 }

@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { S3Client, PutObjectCommand, CreateBucketCommand } from '@aws-sdk/client-s3';
 import { repoRoot } from './server.ts';
+import { NodeSha256 as Sha256 } from '../../src/storage/s3-upstream.ts';
 
 export interface S3TestServer {
   /** Proxy origin (SigV4-checked), e.g. http://127.0.0.1:40123 — give this to the service. */
@@ -29,22 +30,6 @@ export interface S3TestServer {
   /** Upload objects (key -> bytes) with up to 32 requests at a time. */
   putObjects(bucket: string, objects: Array<[string, Buffer | string]>): Promise<void>;
   close(): Promise<void>;
-}
-
-/** Node's SHA-256 / HMAC-SHA256 in the shape @smithy/signature-v4 expects. */
-class Sha256 {
-  private h!: crypto.Hash | crypto.Hmac;
-  constructor(private readonly secret?: string | ArrayBuffer | ArrayBufferView) {
-    this.reset();
-  }
-  reset(): void {
-    const s = this.secret;
-    this.h = s ? crypto.createHmac('sha256', typeof s === 'string' ? s : Buffer.from(ArrayBuffer.isView(s) ? s.buffer.slice(s.byteOffset, s.byteOffset + s.byteLength) : s)) : crypto.createHash('sha256');
-  }
-  update(data: string | ArrayBuffer | ArrayBufferView): void {
-    this.h.update(typeof data === 'string' ? data : ArrayBuffer.isView(data) ? Buffer.from(data.buffer, data.byteOffset, data.byteLength) : Buffer.from(data));
-  }
-  async digest(): Promise<Uint8Array> { return new Uint8Array(this.h.digest()); }
 }
 
 const CHILD_SCRIPT = `
