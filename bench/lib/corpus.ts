@@ -14,6 +14,7 @@ import { parseDocument } from '../../src/ingest/parse/index.ts';
 import type { Embedder } from '../../src/models/embedder.ts';
 import { nowIso, type ControlPlane } from '../../src/storage/db.ts';
 import type { ChunkRecord, NamespaceIndex } from '../../src/storage/namespace-index.ts';
+import type { Insertable } from 'kysely';
 import type { DocumentsTable } from '../../src/storage/schema.ts';
 import type { BeirDoc } from './beir.ts';
 
@@ -34,7 +35,7 @@ export async function ingestCorpus(t: CorpusTarget, docs: BeirDoc[], batchDocs =
   for (let i = 0; i < docs.length; i += batchDocs) {
     const part = docs.slice(i, i + batchDocs);
     const rows: ChunkRecord[] = [];
-    const docRows: DocumentsTable[] = [];
+    const docRows: Insertable<DocumentsTable>[] = [];
     const definitions: Array<[string, KeyedDefinition[]]> = [];
     const jobId = `bench-${crypto.randomUUID()}`;
     for (const d of part) {

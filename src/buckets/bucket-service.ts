@@ -132,6 +132,7 @@ export class BucketService {
       completion: JSON.stringify(targets), acknowledge_egress_cost: req.acknowledge_egress_cost ? 1 : 0, file_cap: this.d.fileCap,
       list_cursor: null, listing_done: 0, stop_reason: null, files_found: 0, bytes_found: 0, run: 1, driver_job_id: null, last_error: null,
       created_at: now, updated_at: now, started_at: null, finished_at: null,
+      sync: 0, delete_missing: 0, interval_seconds: null, next_run_at: null, files_deleted: 0,
     };
     await this.d.store.insert(row);
     const queued = await this.d.store.transition(id, 'queued_org', { state_description: 'Queued.' }, { from: ['created'] });

@@ -44,7 +44,7 @@ export async function listStep(store: TaskStore, task: TaskRow, source: BucketSo
     const rows: FileRow[] = [];
     for (const o of matched) {
       if (found >= fresh.file_cap) { stopReason = 'file_cap'; break; }
-      const base = { task_id: task.id, key: o.key, size: o.size, etag: o.etag ?? null, job_id: crypto.randomUUID(), doc_id: null, attempts: 0, updated_at: now };
+      const base = { task_id: task.id, key: o.key, size: o.size, etag: o.etag ?? null, job_id: crypto.randomUUID(), doc_id: null, attempts: 0, updated_at: now, change: null };
       if (o.size > maxFile) {
         rows.push({ ...base, state: 'failed', error_code: 'file_too_large',
           error_message: `The object is ${o.size} bytes; bucket tasks take files of at most ${maxFile} bytes (500 MB), so it was not fetched.` });

@@ -5,12 +5,19 @@
 // their earlier attempts' rows, one append, one lexical refresh, under one lease acquisition. A job
 // learns that its rows are committed only after all three; it becomes `done` afterwards in its own
 // control-plane transaction, so a crash anywhere leaves its job unfinished and its retry starts clean.
+// A job that replaces a document (same source, ingest/source-identity.ts) is different: its rows swap with
+// the document's in one merge commit, and its `finalize` (the control-plane switch) runs right after,
+// still under the lease, so swaps and switches of one document happen in the same order
+// (docs/decisions/2026-11-29-source-replacement.md).
 import type { ChunkRecord, EmbeddingSignature, NamespaceIndex } from '../storage/namespace-index.ts';
 
 interface Entry {
   jobId: string;
   rows: ChunkRecord[];
   signature: EmbeddingSignature;
+  /** The document these rows replace (all rows carry its doc_id); absent for a new document. */
+  replaces?: string;
+  finalize?: () => Promise<void>;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
@@ -34,12 +41,15 @@ export class CommitGroups {
 
   /**
    * Commit one job's rows to `namespace`, grouped with the other jobs waiting for it.
-   * Resolves once they are in the table and in its lexical index; rejects with the commit's error.
+   * With `replace`, the rows replace every row of document `replace.docId` in one commit, and
+   * `replace.finalize` runs after it (and the lexical refresh) under the same writer lease.
+   * Resolves once they are in the table and in its lexical index (and finalized); rejects with the
+   * commit's error, or finalize's (the swap has then happened).
    */
-  commit(namespace: string, jobId: string, rows: ChunkRecord[], signature: EmbeddingSignature): Promise<void> {
+  commit(namespace: string, jobId: string, rows: ChunkRecord[], signature: EmbeddingSignature, replace?: { docId: string; finalize: () => Promise<void> }): Promise<void> {
     return new Promise((resolve, reject) => {
       const list = this.waiting.get(namespace) ?? [];
-      list.push({ jobId, rows, signature, resolve, reject });
+      list.push({ jobId, rows, signature, replaces: replace?.docId, finalize: replace?.finalize, resolve, reject });
       this.waiting.set(namespace, list);
       if (!this.draining.has(namespace)) void this.drain(namespace);
     });
@@ -70,10 +80,23 @@ export class CommitGroups {
   private take(namespace: string): Entry[] {
     const list = this.waiting.get(namespace) ?? [];
     let rows = 0;
-    let n = 0;
-    while (n < list.length && (n === 0 || rows + list[n].rows.length <= this.maxRows)) rows += list[n++].rows.length;
-    const group = list.splice(0, n);
-    if (list.length === 0) this.waiting.delete(namespace);
+    const group: Entry[] = [];
+    const replaced = new Set<string>();
+    // In arrival order; a second replacement of a document already in the group waits for the next one
+    // (one merge cannot take two versions of a document).
+    for (let i = 0; i < list.length && (group.length === 0 || rows + list[i].rows.length <= this.maxRows); i++) {
+      const e = list[i];
+      if (e.replaces !== undefined) {
+        if (replaced.has(e.replaces)) continue;
+        replaced.add(e.replaces);
+      }
+      group.push(e);
+      rows += e.rows.length;
+    }
+    const taken = new Set(group);
+    const rest = list.filter((e) => !taken.has(e));
+    if (rest.length === 0) this.waiting.delete(namespace);
+    else this.waiting.set(namespace, rest);
     return group;
   }
 
@@ -81,7 +104,7 @@ export class CommitGroups {
   private async commitGroup(namespace: string, group: Entry[]): Promise<void> {
     try {
       await this.write(namespace, group);
-      for (const e of group) e.resolve();
+      await this.finish(group);
       return;
     } catch (err) {
       if (group.length === 1) {
@@ -92,6 +115,19 @@ export class CommitGroups {
     for (const e of group) {
       try {
         await this.write(namespace, [e]);
+      } catch (err) {
+        e.reject(err);
+        continue;
+      }
+      await this.finish([e]);
+    }
+  }
+
+  /** Finalize the replacements of a written group (in order), then settle every entry. */
+  private async finish(group: Entry[]): Promise<void> {
+    for (const e of group) {
+      try {
+        await e.finalize?.();
         e.resolve();
       } catch (err) {
         e.reject(err);
@@ -100,9 +136,18 @@ export class CommitGroups {
   }
 
   private async write(namespace: string, group: Entry[]): Promise<void> {
-    // Rows of an earlier, interrupted attempt of these jobs go first, so a retry never duplicates.
-    await this.index.deleteByJobs(namespace, group.map((e) => e.jobId));
-    await this.index.addChunks(namespace, group.flatMap((e) => e.rows), group[0].signature);
+    const added = group.filter((e) => e.replaces === undefined);
+    const replacing = group.filter((e) => e.replaces !== undefined);
+    if (added.length > 0) {
+      // Rows of an earlier, interrupted attempt of these jobs go first, so a retry never duplicates.
+      await this.index.deleteByJobs(namespace, added.map((e) => e.jobId));
+      await this.index.addChunks(namespace, added.flatMap((e) => e.rows), added[0].signature);
+    }
+    // A replacement's earlier attempt, if it got this far, already swapped the document: the merge
+    // rewrites its rows again, so nothing is deleted first (that would leave the document empty meanwhile).
+    if (replacing.length > 0) {
+      await this.index.replaceDocuments(namespace, replacing.map((e) => e.replaces!), replacing.flatMap((e) => e.rows), replacing[0].signature);
+    }
     // Done means searchable: the rows are in the BM25 index before any of the documents is visible.
     await this.index.refreshLexical(namespace);
     this.stats.groups++;

@@ -18,6 +18,8 @@ export interface IngestHeaders {
   completion?: string;
   /** Idempotency-Key (validated in jobs/idempotency.ts). */
   idempotencyKey?: string;
+  /** X-Source-ID (validated in ingest/source-identity.ts). */
+  sourceId?: string;
   unencryptedStrings?: string;
   attributes?: string;
   attributeSchema?: string;

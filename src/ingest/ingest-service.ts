@@ -10,6 +10,7 @@ import { validateIngestHeaders, type IngestHeaders } from './ingest-request.ts';
 import { checkReplay, findReplay, requestFingerprint, validateIdempotencyKey } from '../jobs/idempotency.ts';
 import type { AttributeService } from '../attributes/attribute-service.ts';
 import type { StoredAttributes } from '../attributes/types.ts';
+import { sourceKeyFromHeader } from './source-identity.ts';
 
 /** Spec `PublicJob`. */
 export interface PublicJob {
@@ -35,6 +36,13 @@ export interface IngestPayload {
   canonicalUrl?: string;
   /** Typed attribute values, resolved and registered at accept time; encrypted_text already hashed. */
   attributes: StoredAttributes;
+  /**
+   * Source identity (ingest/source-identity.ts): `id:<X-Source-ID>` or a bucket object's URL. A remote
+   * ingest without it takes its final URL. A document of the same source is replaced.
+   */
+  sourceKey?: string;
+  /** ETag of the bucket object, recorded on the document for sync comparisons. */
+  sourceEtag?: string;
 }
 
 export const INGEST_JOB_KIND = 'ingest';
@@ -103,6 +111,7 @@ export class IngestService {
     const v = validateIngestHeaders(h, this.deps.net, this.deps.maxUploadBytes);
     // Idempotency-Key (docs/jobs.md): a retried request gets the job the first one created.
     const idemKey = validateIdempotencyKey(h.idempotencyKey);
+    const sourceKey = sourceKeyFromHeader(h.sourceId);
     const fingerprint = idemKey ? requestFingerprint({ filename: v.filename, remoteUrl: v.remoteUrl }) : undefined;
     if (idemKey) {
       const prior = await findReplay(this.deps.queue, ctx.projectId, idemKey, fingerprint!);
@@ -154,6 +163,7 @@ export class IngestService {
       completion: v.completion,
       unencryptedStrings: v.unencryptedStrings,
       attributes,
+      ...(sourceKey ? { sourceKey } : {}),
     };
     try {
       // The document of a single-file ingest takes its job's id (docs/compat.md): clients of the modelled

@@ -30,6 +30,9 @@ import { assetPrefix, saveAssets } from './assets/asset-store.ts';
 import { resolveRemoteImages } from './assets/remote-images.ts';
 import { toChunkAttributes } from '../attributes/resolve.ts';
 import type { CommitGroups } from './commit-groups.ts';
+import { contentHash, documentOfSource, isUnchanged } from './source-identity.ts';
+import { keepUnchanged, switchDocument } from './source-replacement.ts';
+import { isUniqueViolation } from '../jobs/queue-support.ts';
 
 /** Longest document title kept (characters): the documents row has always stored at most this many. */
 export const TITLE_MAX = 500;
@@ -107,7 +110,6 @@ async function fetchRemote(deps: PipelineDeps, url: string, signal: AbortSignal)
  */
 export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: AbortSignal, ctx?: JobContext): Promise<JobOutcome & { docId?: string }> {
   const payload = JSON.parse(job.payload) as IngestPayload;
-  const docId = job.doc_id!;
   const ns = payload.namespace;
   // A previous attempt may have committed just before dying: then the job is done.
   const existing = await deps.cp.db.selectFrom('documents').select('doc_id')
@@ -136,6 +138,17 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
     data = await deps.blobs.get(blobKey);
   }
   if (data.length === 0) return failed(422, 'empty_document', 'The file is empty.');
+  // Source identity: the same source again replaces its document; the same bytes change nothing.
+  const sourceKey = payload.sourceKey ?? (payload.remoteUrl ? canonicalUrl : undefined);
+  const hash = await contentHash(data);
+  const current = sourceKey ? await documentOfSource(deps.cp, job.project_id, sourceKey) : undefined;
+  if (current?.state === 'deleting') throw new RetryableError(`the document of source ${sourceKey} is being deleted`);
+  const attributesJson = JSON.stringify(payload.attributes ?? {});
+  const stringsJson = JSON.stringify(payload.unencryptedStrings ?? {});
+  if (current && isUnchanged(current, { contentHash: hash, filename, attributes: attributesJson, unencryptedStrings: stringsJson })) {
+    return keepUnchanged(deps, job, current, blobKey, payload.sourceEtag, ctx);
+  }
+  const docId = current?.doc_id ?? job.doc_id!;
 
   let parsed: ParsedDocument;
   let chunked: ChunkedDocument;
@@ -191,34 +204,50 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
     docId, jobId: job.id, chunks: chunked.chunks, vectors, label, lang: lang.code, tokens, termHashes, pairHashes,
     attributes: toChunkAttributes(payload.attributes),
   });
-  // Rows of an earlier attempt are removed, these appended and folded into the BM25 index (done means
-  // searchable), together with the other jobs of this process waiting for the namespace.
-  await deps.commits.commit(ns, job.id, rows, deps.embedder.signature);
-  if (signal.aborted) {
-    await deps.index.deleteByJob(ns, job.id).catch(() => undefined);
-    return failed(500, 'aborted', 'aborted');
-  }
-  // Figures and tables go to the blob store before the document becomes visible.
-  await saveAssets(deps.blobs, job.project_id, docId, parsed);
   const docRow = {
     project_id: job.project_id, doc_id: docId, state: 'visible', title, language: lang.bcp47,
     filename, canonical_url: canonicalUrl, content_type: mediaType ?? '', pages: parsed.pages,
     chunkset_count: chunked.chunksetCount, chunk_count: rows.length, image_count: chunked.imageCount,
     table_count: chunked.tableCount, ingested_at: nowIso(), source_job_id: job.id, bm25_state: 'indexed',
-    blob_key: blobKey, size: data.length, attributes: JSON.stringify(payload.attributes ?? {}),
-    unencrypted_strings: JSON.stringify(payload.unencryptedStrings ?? {}),
+    blob_key: blobKey, size: data.length, attributes: attributesJson, unencrypted_strings: stringsJson,
+    source_key: sourceKey ?? null, source_etag: payload.sourceEtag ?? null, content_hash: hash,
   } as const;
+  const abbreviations = definitions.keyed();
+  if (current) {
+    // The document's rows are swapped for these in one commit, and its row is switched right after,
+    // under the same writer lease (source-replacement.ts).
+    await deps.commits.commit(ns, job.id, rows, deps.embedder.signature, {
+      docId, finalize: () => switchDocument(deps, job, current, docRow, parsed, abbreviations, ctx),
+    });
+    deps.onDocumentCommitted?.(ns);
+    return { status: 'done', code: 200, docId };
+  }
+  // Rows of an earlier attempt are removed, these appended and folded into the BM25 index (done means
+  // searchable), together with the other jobs of this process waiting for the namespace.
+  await deps.commits.commit(ns, job.id, rows, deps.embedder.signature);
+  if (signal.aborted) {
+    await deps.index.deleteByJob(ns, job.id, docId).catch(() => undefined);
+    return failed(500, 'aborted', 'aborted');
+  }
+  // Figures and tables go to the blob store before the document becomes visible.
+  await saveAssets(deps.blobs, job.project_id, docId, parsed);
   // With a job context the row is inserted in the transaction that marks the job done, so a
   // cancelled job can never leave a visible document and a done job always has one.
   // Its abbreviations go in the same transaction: a query expands a short form exactly when it can find the
   // document that defines it.
-  const abbreviations = definitions.keyed();
   const commit = async (trx: Db) => {
     await trx.insertInto('documents').values(docRow).execute();
     await insertAbbreviations(trx, job.project_id, docId, abbreviations);
   };
-  if (ctx) await ctx.commitDone(docId, commit);
-  else await deps.cp.db.transaction().execute(commit);
+  try {
+    if (ctx) await ctx.commitDone(docId, commit);
+    else await deps.cp.db.transaction().execute(commit);
+  } catch (err) {
+    // Another job of the same source committed first: this one retries as its replacement.
+    if (!isUniqueViolation(err)) throw err;
+    await deps.index.deleteByJob(ns, job.id, docId).catch(() => undefined);
+    throw new RetryableError(`another document of source ${sourceKey} was committed meanwhile`);
+  }
   deps.onDocumentCommitted?.(ns);
   return { status: 'done', code: 200, docId };
 }
@@ -226,7 +255,7 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
 /** Remove whatever a failed job left in the data plane (chunks of its attempt). */
 export async function cleanupFailedJob(deps: PipelineDeps, job: JobRow): Promise<void> {
   const payload = JSON.parse(job.payload) as IngestPayload;
-  await deps.index.deleteByJob(payload.namespace, job.id).catch((err) => {
+  await deps.index.deleteByJob(payload.namespace, job.id, job.doc_id ?? undefined).catch((err) => {
     if (!(err instanceof AppError)) deps.logger.warn({ err, job_id: job.id }, 'cleanup of failed job chunks failed');
   });
   if (job.doc_id) await deps.blobs.deletePrefix(assetPrefix(job.project_id, job.doc_id)).catch(() => undefined);

@@ -13,7 +13,9 @@ import { INGEST_JOB_KIND, originalBlobKey, type IngestPayload } from '../ingest/
  */
 export async function cleanupIngestJob(deps: PipelineDeps, job: JobRow): Promise<void> {
   const payload = JSON.parse(job.payload) as IngestPayload;
-  await deps.index.deleteByJob(payload.namespace, job.id); // throws, so the durable cleanup job retries
+  // Only the rows of the document it would have created: a job that replaced a document never removes
+  // that document's rows (its index swap already made them the document's).
+  await deps.index.deleteByJob(payload.namespace, job.id, job.doc_id ?? undefined); // throws, so the durable cleanup job retries
   await cleanupFailedJob(deps, job); // everything else the pipeline may have stored (assets)
   const owned = await deps.cp.db.selectFrom('documents').select('doc_id')
     .where('project_id', '=', job.project_id).where('source_job_id', '=', job.id).executeTakeFirst();

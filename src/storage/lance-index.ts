@@ -75,8 +75,14 @@ export class LanceNamespaceIndex implements NamespaceIndex {
     return this.deleteWhere(namespace, `doc_id = ${sqlString(docId)}`);
   }
 
-  async deleteByJob(namespace: string, jobId: string): Promise<number> {
-    return this.deleteWhere(namespace, `source_job_id = ${sqlString(jobId)}`);
+  async replaceDocuments(namespace: string, docIds: string[], rows: ChunkRecord[], signature: EmbeddingSignature): Promise<number> {
+    this.check(namespace);
+    return this.writes.replaceDocuments(namespace, docIds, rows, signature);
+  }
+
+  async deleteByJob(namespace: string, jobId: string, docId?: string): Promise<number> {
+    const onlyDoc = docId === undefined ? '' : ` AND doc_id = ${sqlString(docId)}`;
+    return this.deleteWhere(namespace, `source_job_id = ${sqlString(jobId)}${onlyDoc}`);
   }
 
   async deleteByJobs(namespace: string, jobIds: string[]): Promise<number> {

@@ -10,13 +10,23 @@ import { ensureAttrIndexes } from './lance-attr-indexes.ts';
 import { ensureAttrColumns } from './lance-attributes.ts';
 import { describeSignature, type LanceContext } from './lance-context.ts';
 import { ensureLayoutColumns } from './lance-layout.ts';
-import { ensureDocIdIndex, ensureFts, findFts, type AutoOptimizer } from './lance-maintenance.ts';
+import { ensureDocIdIndex, ensureFts, findFts, type AutoOptimizer, type TableState } from './lance-maintenance.ts';
 import { KeyedCoalescer, KeyedMutex } from './lance-mutex.ts';
 import { hasPackColumn } from './lance-pack.ts';
+import { sqlString } from './lance-sql.ts';
 import { isNotFound } from './lance-table-cache.ts';
 import type { ChunkRecord, EmbeddingSignature } from './namespace-index.ts';
 
 /** The commits of one LanceNamespaceIndex; the caller has checked the namespace name and that the index is open. */
+/** @throws AppError internal_error when the signature's dimension is invalid or a row's vector does not have it */
+function checkVectors(rows: ChunkRecord[], signature: EmbeddingSignature): void {
+  if (!Number.isInteger(signature.dimension) || signature.dimension <= 0) {
+    throw new AppError('internal_error', `invalid embedding dimension ${signature.dimension}`);
+  }
+  const bad = rows.find((r) => r.vector.length !== signature.dimension);
+  if (bad) throw new AppError('internal_error', `chunk ${bad.id}: vector has ${bad.vector.length} dimensions, signature says ${signature.dimension}`);
+}
+
 export class LanceWrites {
   private readonly maintenance = new KeyedMutex();
   private readonly refresh = new KeyedCoalescer();
@@ -28,26 +38,48 @@ export class LanceWrites {
   ) {}
 
   async addChunks(namespace: string, rows: ChunkRecord[], signature: EmbeddingSignature): Promise<void> {
-    if (!Number.isInteger(signature.dimension) || signature.dimension <= 0) {
-      throw new AppError('internal_error', `invalid embedding dimension ${signature.dimension}`);
-    }
-    const bad = rows.find((r) => r.vector.length !== signature.dimension);
-    if (bad) throw new AppError('internal_error', `chunk ${bad.id}: vector has ${bad.vector.length} dimensions, signature says ${signature.dimension}`);
-    await this.commit(namespace, async () => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await this.writeRows(namespace, rows, signature);
-        } catch (err) {
-          // A cached handle may be stale (another process dropped or recreated the table): a "not
-          // found" or a signature mismatch is re-checked once on a freshly opened table.
-          const retriable = isNotFound(err) || (err instanceof AppError && err.code === 'embedder_mismatch');
-          if (err instanceof AppError && !retriable) throw err;
-          this.ctx.tables.evict(namespace);
-          if (attempt > 1 || !retriable) throw err;
-        }
-      }
-    });
+    checkVectors(rows, signature);
+    await this.commit(namespace, () => this.retryFresh(namespace, () => this.writeRows(namespace, rows, signature)));
     if (rows.length > 0) this.auto.noteWrite(namespace);
+  }
+
+  /**
+   * Replace every row of `docIds` by `rows` in ONE Lance commit (a merge on `id` that rewrites matching
+   * rows, inserts the others and deletes the documents' rows the new version lacks): a reader of any table
+   * version sees each document whole in its old or its new version, never both and never neither.
+   * @returns old rows removed or rewritten
+   */
+  async replaceDocuments(namespace: string, docIds: string[], rows: ChunkRecord[], signature: EmbeddingSignature): Promise<number> {
+    checkVectors(rows, signature);
+    if (docIds.length === 0 || rows.length === 0) throw new AppError('internal_error', 'replaceDocuments needs documents and their rows');
+    const replaced = await this.commit(namespace, () => this.retryFresh(namespace, async () => {
+      const { state, schema } = await this.prepare(namespace, rows, signature);
+      // One Arrow batch, since the merge must be one commit (building it is ≈20 ms per 1 000 rows).
+      const r = await state.table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll()
+        .whenNotMatchedBySourceDelete({ where: `doc_id IN (${docIds.map(sqlString).join(', ')})` })
+        .execute(rowsToArrow(rows, schema!));
+      await ensureFts(this.ctx.lancedb, state);
+      return Number(r.numUpdatedRows) + Number(r.numDeletedRows);
+    }));
+    this.auto.noteWrite(namespace);
+    return replaced;
+  }
+
+  /**
+   * Run one write; a cached handle may be stale (another process dropped or recreated the table): a "not
+   * found" or a signature mismatch is re-checked once on a freshly opened table.
+   */
+  private async retryFresh<T>(namespace: string, write: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await write();
+      } catch (err) {
+        const retriable = isNotFound(err) || (err instanceof AppError && err.code === 'embedder_mismatch');
+        if (err instanceof AppError && !retriable) throw err;
+        this.ctx.tables.evict(namespace);
+        if (attempt > 1 || !retriable) throw err;
+      }
+    }
   }
 
   async deleteWhere(namespace: string, where: string): Promise<number> {
@@ -109,8 +141,12 @@ export class LanceWrites {
     ));
   }
 
-  /** One write attempt (caller holds the namespace write lock). */
-  private async writeRows(namespace: string, rows: ChunkRecord[], signature: EmbeddingSignature): Promise<void> {
+  /**
+   * The table ready for `rows` (created with `signature` on first use; layout and attribute columns added)
+   * and the Arrow schema to write them with. Caller holds the namespace write lock.
+   * @throws AppError embedder_mismatch when the table was built with another embedder
+   */
+  private async prepare(namespace: string, rows: ChunkRecord[], signature: EmbeddingSignature): Promise<{ state: TableState; schema?: Awaited<ReturnType<typeof ensureAttrColumns>> }> {
     const state = (await this.ctx.tables.get(namespace)) ?? (await this.ctx.tables.create(namespace, signature));
     if (!sameSignature(state.signature, signature)) {
       throw new AppError(
@@ -120,12 +156,18 @@ export class LanceWrites {
         { namespace, indexed: state.signature, requested: signature },
       );
     }
-    if (rows.length === 0) return;
-    const batchRows = this.ctx.opts.writeBatchRows ?? 2_000;
+    if (rows.length === 0) return { state };
     state.packColumn = hasPackColumn(await ensureLayoutColumns(state.table));
     state.layoutColumns = true;
     state.termsColumn = true;
-    const schema = await ensureAttrColumns(state.table, rows);
+    return { state, schema: await ensureAttrColumns(state.table, rows) };
+  }
+
+  /** One write attempt (caller holds the namespace write lock). */
+  private async writeRows(namespace: string, rows: ChunkRecord[], signature: EmbeddingSignature): Promise<void> {
+    const { state, schema } = await this.prepare(namespace, rows, signature);
+    if (!schema) return;
+    const batchRows = this.ctx.opts.writeBatchRows ?? 2_000;
     for (let i = 0; i < rows.length; i += batchRows) {
       await state.table.add(rowsToArrow(rows.slice(i, i + batchRows), schema));
     }

@@ -315,6 +315,26 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('evaluations_project').on('evaluations').columns(['project_id', 'created_at']).execute();
     },
   },
+  // Source identity (docs/sync.md): where a document came from (bucket object, final URL or a client-given
+  // id), the object's ETag/generation and a hash of its bytes, so that ingesting the same source again
+  // replaces the document and a bucket sync can tell new, changed and unchanged objects apart. One document
+  // per source (partial unique index). Bucket tasks gain the sync mode, its deletion switch, the repeat
+  // interval and per-file outcomes.
+  '0011_source_identity': {
+    async up(db: Kysely<any>): Promise<void> {
+      await db.schema.alterTable('documents').addColumn('source_key', 'text').execute();
+      await db.schema.alterTable('documents').addColumn('source_etag', 'text').execute();
+      await db.schema.alterTable('documents').addColumn('content_hash', 'text').execute();
+      await db.schema.createIndex('documents_source').on('documents').columns(['project_id', 'source_key']).unique()
+        .where(sql.ref('source_key'), 'is not', null).execute();
+      await db.schema.alterTable('bucket_tasks').addColumn('sync', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.alterTable('bucket_tasks').addColumn('delete_missing', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.alterTable('bucket_tasks').addColumn('interval_seconds', 'integer').execute();
+      await db.schema.alterTable('bucket_tasks').addColumn('next_run_at', 'text').execute();
+      await db.schema.alterTable('bucket_tasks').addColumn('files_deleted', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.alterTable('bucket_task_files').addColumn('change', 'text').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

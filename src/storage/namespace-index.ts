@@ -215,8 +215,20 @@ export interface NamespaceIndex {
   addChunks(namespace: string, rows: ChunkRecord[], signature: EmbeddingSignature): Promise<void>;
   /** Remove every chunk of a document; returns the number of rows (vectors) removed. */
   deleteDocument(namespace: string, docId: string): Promise<number>;
-  /** Remove every chunk written by a job (used when a job fails or is cancelled half-way). */
-  deleteByJob(namespace: string, jobId: string): Promise<number>;
+  /**
+   * Replace every chunk of `docIds` by `rows` (the documents' new versions, ids `chunkId(doc_id, i)`) in
+   * ONE commit: a read of the namespace sees each document either whole in its old version or whole in its
+   * new one, never both and never neither (docs/decisions/2026-11-29-source-replacement.md). Creates the
+   * namespace table on first use.
+   * @returns old rows removed or rewritten
+   * @throws AppError embedder_mismatch as addChunks
+   */
+  replaceDocuments(namespace: string, docIds: string[], rows: ChunkRecord[], signature: EmbeddingSignature): Promise<number>;
+  /**
+   * Remove every chunk written by a job (used when a job fails or is cancelled half-way); with `docId`
+   * only those of that document (a job that replaced another document never removes that document's rows).
+   */
+  deleteByJob(namespace: string, jobId: string, docId?: string): Promise<number>;
   /** Remove every chunk written by any of `jobIds` in one commit (a group commit's earlier attempts). */
   deleteByJobs(namespace: string, jobIds: string[]): Promise<number>;
   /**

@@ -1,7 +1,10 @@
 // Row types of the control-plane database. One schema for SQLite and PostgreSQL: timestamps are
 // RFC 3339 strings, booleans are 0/1 integers, JSON is text. Keeping the column types portable lets one
 // set of migrations and one set of queries serve both backends.
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
+
+/** A nullable column an insert may leave out (it then holds null or its default). */
+type Optional<T> = ColumnType<T, T | undefined, T>;
 
 export interface AccountsTable {
   id: string;
@@ -68,6 +71,15 @@ export interface DocumentsTable {
   attributes: string;
   /** JSON object of X-Unencrypted-Strings. */
   unencrypted_strings: string;
+  /**
+   * Where the document came from (docs/sync.md): `s3://bucket/key`, `gs://bucket/key`, the final URL of a
+   * remote ingest, or `id:<X-Source-ID>`; null for a plain upload. Unique per project.
+   */
+  source_key: Optional<string | null>;
+  /** ETag (S3) or MD5/etag (GCS) of the source object as last ingested; null outside bucket ingests. */
+  source_etag: Optional<string | null>;
+  /** sha256 hex of the ingested bytes; null for documents ingested before sources were recorded. */
+  content_hash: Optional<string | null>;
 }
 
 /**
@@ -207,6 +219,16 @@ export interface BucketTasksTable {
   updated_at: string;
   started_at: string | null;
   finished_at: string | null;
+  /** 1 = sync mode (docs/sync.md): unchanged objects are skipped, changed ones replace their document. */
+  sync: Optional<number>;
+  /** 1 = a sync run deletes documents of this source whose objects are gone (only after a complete listing). */
+  delete_missing: Optional<number>;
+  /** Seconds between the end of a sync run and the start of the next; null = runs once. */
+  interval_seconds: Optional<number | null>;
+  /** When the next run of a repeating sync task starts (RFC 3339); null when none is scheduled. */
+  next_run_at: Optional<string | null>;
+  /** Documents deleted by the current run (delete_missing). */
+  files_deleted: Optional<number>;
 }
 
 /** One object discovered by a bucket task. */
@@ -224,6 +246,8 @@ export interface BucketTaskFilesTable {
   error_code: string | null;
   error_message: string | null;
   updated_at: string;
+  /** Sync mode: 'new' | 'changed' | 'unchanged' (compared with the namespace at listing time); null otherwise. */
+  change: Optional<string | null>;
 }
 
 /** An e-mail completion notification of a bucket task. */

@@ -13,13 +13,14 @@ import { ErrorBodySchema } from '../../schemas/common.ts';
 
 const optional = (description: string) => Type.Optional(Type.String({ description }));
 
-/** The request headers of ingest (spec: POST /docsearch/ingest, plus the Idempotency-Key extension). */
+/** The request headers of ingest (spec: POST /docsearch/ingest, plus the Idempotency-Key and X-Source-ID extensions). */
 export const IngestHeadersSchema = Type.Object({
   'Content-Disposition': optional('Raw upload: attachment; filename="<name>.<ext>" (RFC 6266; filename*=UTF-8\'\'… for non-ASCII names). The extension selects the parser. Optional with X-Remote-URL, where it overrides the name taken from the URL.'),
   'X-Remote-URL': optional('Public http(s) URL the service fetches instead of reading a body.'),
   'X-Base-URL': optional('Base URL for resolving relative image links in the file.'),
   'X-Completion': optional('Completion webhook: JSON {"url": "https://…", "headers": {…}} or a bare URL; one signed job.completed event (docs/webhooks.md).'),
   'Idempotency-Key': optional('1-255 visible ASCII characters (a UUID is a good choice): a retried request gets the job the first one created (docs/jobs.md).'),
+  'X-Source-ID': optional('Extension: 1-1024 characters naming where the file comes from in your system (a path, a record id). Ingesting the same X-Source-ID again replaces that document under the same doc_id in one step; identical content is a no-op answered with the existing document (docs/sync.md).'),
   'X-Unencrypted-Strings': optional('JSON object of string to string (at most 32 keys [A-Za-z0-9_]{1,64}, values up to 1024, 16384 characters in all); filtered by unencrypted_strings_match.'),
   'X-Attributes': optional('JSON object of typed attribute name to value; at most 2048 characters (docs/attributes.md).'),
   'X-Attribute-Schema': optional('JSON object {"<name>": {"type": "<type>"}} declaring types for X-Attributes; required for datetime and encrypted_text; at most 2048 characters.'),
@@ -78,6 +79,7 @@ export async function registerIngestRoute(app: FastifyInstance, services: Servic
         baseUrl: hdr['x-base-url'],
         completion: hdr['x-completion'],
         idempotencyKey: hdr['idempotency-key'],
+        sourceId: hdr['x-source-id'],
         unencryptedStrings: hdr['x-unencrypted-strings'],
         attributes: hdr['x-attributes'],
         attributeSchema: hdr['x-attribute-schema'],
