@@ -77,7 +77,22 @@ async function ingestCounts(dataDir: string, databaseUrl?: string): Promise<Arra
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-class ServerProcess {
+/**
+ * A fresh data directory under the system temp dir, with the test suite's cached embedder model linked in
+ * when there is one (building it costs a server start-up several seconds).
+ */
+export function crashDataDir(prefix: string): string {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const glove = path.join(repoRoot, '.tmp', 'test-cache', 'models', 'glove-100d.int8.bin');
+  if (fs.existsSync(glove)) {
+    fs.mkdirSync(path.join(dataDir, 'models'), { recursive: true });
+    fs.symlinkSync(glove, path.join(dataDir, 'models', 'glove-100d.int8.bin'));
+  }
+  return dataDir;
+}
+
+/** The real server as a child process (`node --import tsx src/main.ts`) that a harness can SIGKILL and restart. */
+export class ServerProcess {
   proc?: ChildProcess;
   constructor(private readonly env: Record<string, string>, private readonly logFile: string, private readonly origin: string) {}
 
@@ -117,12 +132,7 @@ export async function runCrashScenario(opts: CrashOptions): Promise<CrashReport>
   const rand = prng(seed);
   const log = opts.log ?? (() => undefined);
   const t0 = Date.now();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docsearch-crash-'));
-  const glove = path.join(repoRoot, '.tmp', 'test-cache', 'models', 'glove-100d.int8.bin');
-  if (fs.existsSync(glove)) {
-    fs.mkdirSync(path.join(dataDir, 'models'), { recursive: true });
-    fs.symlinkSync(glove, path.join(dataDir, 'models', 'glove-100d.int8.bin'));
-  }
+  const dataDir = crashDataDir('docsearch-crash-');
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const accountKey = 'svc_acc_' + crypto.randomBytes(24).toString('base64url');

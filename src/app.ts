@@ -130,7 +130,7 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   });
   const relevance = cfg.relevanceModel ? { model: cfg.relevanceModel.model, fallback: cfg.relevanceModel.fallback } : undefined;
   const search = new SearchService({ cp, index, embedder, logger, attributes, blobs, reranker, relevance, onStage: (stage, s) => metrics.observeSearchStage(stage, s) });
-  const buckets = createBucketDomain({ cp, queue, blobs, net, config: cfg, logger });
+  const buckets = createBucketDomain({ cp, queue, blobs, net, config: cfg, logger, documents });
   const services: Services = { config: cfg, logger, cp, index, blobs, embedder, reranker, net, auth, projects, ingest, documents, search, queue, jobs, webhookSecrets, attributes, buckets: buckets.service, metrics, evaluations,
     rateCounters: new RateCounters(cp) };
 

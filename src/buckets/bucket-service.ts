@@ -18,12 +18,15 @@ import { DRIVER_JOB_KIND, finishTask } from './task-driver.ts';
 import type { TaskRow, TaskStore } from './task-store.ts';
 import { isPaused, isRunning, isTerminal, phaseOf, type TaskPhase, type TaskState } from './task-states.ts';
 import { toTaskView, type TaskView } from './task-view.ts';
+import { MAX_SYNC_INTERVAL_S, MIN_SYNC_INTERVAL_S, startNextRun, syncCounts } from './sync.ts';
 
 export interface CreateTaskRequest {
   source: { type: SourceType; bucket: string; prefix?: string; region?: string; endpoint?: string; credentials: Record<string, unknown> };
   filter_glob?: string;
   dry_run?: boolean;
   acknowledge_egress_cost?: boolean;
+  /** Sync mode (an extension, docs/sync.md); absent = a plain ingest of every matching object. */
+  sync?: { delete_missing?: boolean; interval_seconds?: number };
 }
 
 export interface BucketServiceDeps {
@@ -94,7 +97,7 @@ export class BucketService {
   private async view(task: TaskRow): Promise<TaskView> {
     // Ingest jobs finish while a paused (or cancelled) task has no driver: fold their outcomes in here.
     if (!isRunning(task.state)) await this.d.store.reconcileJobs(task.id);
-    return toTaskView(task, await this.d.store.fileCounts(task.id));
+    return toTaskView(task, await this.d.store.fileCounts(task.id), task.sync ? await syncCounts(this.d.store, task) : undefined);
   }
 
   /**
@@ -104,6 +107,10 @@ export class BucketService {
    */
   async create(ctx: ProjectContext, req: CreateTaskRequest, completionHeader: string | undefined): Promise<{ dryRun: DryRunReport } | { task: TaskView }> {
     const s = req.source;
+    const interval = req.sync?.interval_seconds;
+    if (interval !== undefined && (!Number.isInteger(interval) || interval < MIN_SYNC_INTERVAL_S || interval > MAX_SYNC_INTERVAL_S)) {
+      throw new AppError('validation_failed', `sync.interval_seconds must be an integer from ${MIN_SYNC_INTERVAL_S} to ${MAX_SYNC_INTERVAL_S}.`, { field: 'sync.interval_seconds' });
+    }
     const spec: SourceSpec = { type: s.type, bucket: s.bucket, prefix: s.prefix ?? '', region: s.region || null, endpoint: s.endpoint || null };
     const creds = validateCredentials(s.type, s.credentials);
     objectFilter(spec.prefix, req.filter_glob); // validates the glob
@@ -132,7 +139,8 @@ export class BucketService {
       completion: JSON.stringify(targets), acknowledge_egress_cost: req.acknowledge_egress_cost ? 1 : 0, file_cap: this.d.fileCap,
       list_cursor: null, listing_done: 0, stop_reason: null, files_found: 0, bytes_found: 0, run: 1, driver_job_id: null, last_error: null,
       created_at: now, updated_at: now, started_at: null, finished_at: null,
-      sync: 0, delete_missing: 0, interval_seconds: null, next_run_at: null, files_deleted: 0,
+      sync: req.sync ? 1 : 0, delete_missing: req.sync?.delete_missing ? 1 : 0, interval_seconds: req.sync?.interval_seconds ?? null,
+      next_run_at: null, files_deleted: 0,
     };
     await this.d.store.insert(row);
     const queued = await this.d.store.transition(id, 'queued_org', { state_description: 'Queued.' }, { from: ['created'] });
@@ -186,6 +194,11 @@ export class BucketService {
     const task = await this.d.store.getForProject(ctx.projectId, id);
     if (isTerminal(task.state)) {
       if (task.cancelled) return this.view(task);
+      if (task.next_run_at) {
+        // A repeating sync task between runs: cancelling stops the schedule; its documents stay.
+        await this.d.store.patch(id, { cancelled: 1, next_run_at: null, state_description: `${task.state_description} Repeats cancelled by the user at ${nowIso()}.` });
+        return this.get(ctx, id);
+      }
       throw new AppError('task_not_active', `The task has already finished (${task.state}); there is nothing to cancel.`);
     }
     const done = await this.d.store.fileCounts(id);
@@ -334,8 +347,18 @@ export class BucketService {
     });
   }
 
-  /** Watchdog: ensure every running task has a driver (after restarts, or a driver that stopped early). */
+  /**
+   * Watchdog: ensure every running task has a driver (after restarts, or a driver that stopped early),
+   * and start the next run of each repeating sync task that is due.
+   */
   async superviseAll(): Promise<void> {
     for (const t of await this.d.store.running()) await this.ensureDriver(t);
+    for (const t of await this.d.store.dueSyncRuns()) {
+      const next = await startNextRun(this.d.store, t);
+      if (next) {
+        this.d.logger.info({ task_id: t.id, run: next.run }, 'sync run started');
+        await this.ensureDriver(next);
+      }
+    }
   }
 }

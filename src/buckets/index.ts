@@ -8,6 +8,7 @@ import type { ControlPlane } from '../storage/db.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import type { JobKind } from '../jobs/worker.ts';
+import type { DocumentService } from '../documents/document-service.ts';
 import { CredentialCipher } from './credentials-cipher.ts';
 import { TaskStore } from './task-store.ts';
 import { BucketService } from './bucket-service.ts';
@@ -27,7 +28,7 @@ export interface BucketDomain {
 }
 
 /** Build the domain from the app's long-lived dependencies. */
-export function createBucketDomain(deps: { cp: ControlPlane; queue: JobQueue; blobs: BlobStore; net: NetGuard; config: Config; logger: Logger }): BucketDomain {
+export function createBucketDomain(deps: { cp: ControlPlane; queue: JobQueue; blobs: BlobStore; net: NetGuard; config: Config; logger: Logger; documents: DocumentService }): BucketDomain {
   const { config } = deps;
   const b = config.buckets ?? { fileCap: FILE_CAP_CEILING, egressQuotaBytes: 0, fileCredits: 0, concurrentTasks: 4 };
   const logger = deps.logger.child({ domain: 'buckets' });
@@ -40,7 +41,7 @@ export function createBucketDomain(deps: { cp: ControlPlane; queue: JobQueue; bl
   });
   const driverKind = bucketDriverJobKind({
     store, queue: deps.queue, blobs: deps.blobs, net: deps.net, cipher, logger, completion,
-    quotas: { egressQuotaBytes: b.egressQuotaBytes, fileCredits: b.fileCredits }, tickMs: 250,
+    quotas: { egressQuotaBytes: b.egressQuotaBytes, fileCredits: b.fileCredits }, tickMs: 250, documents: deps.documents,
   });
   const emailKind = bucketEmailJobKind({ cp: deps.cp, smtp: config.smtp, logger, retryBaseMs: config.webhookRetryBaseMs ?? 5000 });
   let timer: NodeJS.Timeout | undefined;

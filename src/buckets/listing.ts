@@ -8,6 +8,7 @@ import { nowIso } from '../storage/db.ts';
 import type { BucketSource } from './sources/index.ts';
 import type { FileRow, TaskRow, TaskStore } from './task-store.ts';
 import { LIST_PAGE_SIZE, MAX_FILE_BYTES, MAX_TASK_BYTES } from './limits.ts';
+import { classifyObjects } from './sync.ts';
 
 export type StopReason = 'file_cap' | 'task_size_limit';
 
@@ -42,10 +43,15 @@ export async function listStep(store: TaskStore, task: TaskRow, source: BucketSo
     let stopReason: StopReason | undefined;
     const now = nowIso();
     const rows: FileRow[] = [];
+    // Sync mode: objects the namespace holds unchanged are recorded done and never fetched (sync.ts).
+    const changes = fresh.sync ? await classifyObjects(trx, fresh, matched) : undefined;
     for (const o of matched) {
       if (found >= fresh.file_cap) { stopReason = 'file_cap'; break; }
-      const base = { task_id: task.id, key: o.key, size: o.size, etag: o.etag ?? null, job_id: crypto.randomUUID(), doc_id: null, attempts: 0, updated_at: now, change: null };
-      if (o.size > maxFile) {
+      const known = changes?.get(o.key);
+      const base = { task_id: task.id, key: o.key, size: o.size, etag: o.etag ?? null, job_id: crypto.randomUUID(), doc_id: null, attempts: 0, updated_at: now, change: known?.change ?? null };
+      if (known?.change === 'unchanged') {
+        rows.push({ ...base, state: 'done', doc_id: known.docId, error_code: null, error_message: null });
+      } else if (o.size > maxFile) {
         rows.push({ ...base, state: 'failed', error_code: 'file_too_large',
           error_message: `The object is ${o.size} bytes; bucket tasks take files of at most ${maxFile} bytes (500 MB), so it was not fetched.` });
       } else {

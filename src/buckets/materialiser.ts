@@ -10,6 +10,7 @@ import type { JobQueue } from '../jobs/queue.ts';
 import { isUniqueViolation } from '../jobs/queue-support.ts';
 import { INGEST_JOB_KIND, originalBlobKey, type IngestPayload } from '../ingest/ingest-service.ts';
 import { cleanFilename } from '../ingest/ingest-request.ts';
+import { bucketSourceKey } from '../ingest/source-identity.ts';
 import { isSourceError, type BucketSource } from './sources/index.ts';
 import type { FileRow, TaskRow, TaskStore } from './task-store.ts';
 import { FETCH_ATTEMPTS, MAX_FILE_BYTES } from './limits.ts';
@@ -89,7 +90,10 @@ export async function materialiseFile(deps: MaterialiserDeps, task: TaskRow, fil
   const filename = cleanFilename(file.key) || 'unnamed';
   const payload: IngestPayload = {
     namespace: task.namespace, blobKey, filename, unencryptedStrings: {}, attributes: {},
-    canonicalUrl: `${task.source_type === 'gcs' ? 'gs' : 's3'}://${task.bucket}/${file.key}`,
+    canonicalUrl: bucketSourceKey(task.source_type, task.bucket, file.key),
+    // The object is the document's source: ingesting it again replaces the document (docs/sync.md).
+    sourceKey: bucketSourceKey(task.source_type, task.bucket, file.key),
+    ...(file.etag ? { sourceEtag: file.etag } : {}),
   };
   try {
     const queued = await deps.store.cp.db.transaction().execute(async (trx) => {

@@ -21,6 +21,8 @@ import { quotaExceeded, type QuotaConfig } from './quotas.ts';
 import { finalDescription, toTaskView } from './task-view.ts';
 import { recordCompletion } from './completion.ts';
 import { LIST_AHEAD, LIST_ATTEMPTS, MAX_FILES_IN_FLIGHT } from './limits.ts';
+import { deleteMissing, syncCounts } from './sync.ts';
+import type { DocumentService } from '../documents/document-service.ts';
 
 export const DRIVER_JOB_KIND = 'internal:bucket-task';
 
@@ -35,6 +37,8 @@ export interface DriverDeps {
   completion: { webhookMaxAttempts: number; emailMaxAttempts: number };
   /** Idle wait between loop turns when nothing happened, ms. */
   tickMs: number;
+  /** Deletes the documents a sync run finds gone from the bucket (delete_missing). */
+  documents: DocumentService;
 }
 
 const DONE: JobOutcome = { status: 'done', code: 200 };
@@ -51,7 +55,8 @@ export async function finishTask(deps: Pick<DriverDeps, 'store' | 'queue' | 'com
     from: opts.from,
     inTx: async (trx, row) => {
       await opts.inTx?.(trx);
-      await recordCompletion(trx, deps.queue, row, toTaskView(row, await deps.store.fileCounts(row.id, trx)), deps.completion);
+      const sync = row.sync ? await syncCounts(deps.store, row, trx) : undefined;
+      await recordCompletion(trx, deps.queue, row, toTaskView(row, await deps.store.fileCounts(row.id, trx), sync), deps.completion);
     },
   });
 }
@@ -231,11 +236,20 @@ class TaskDriver {
   }
 
   private async complete(task: TaskRow, counts: FileCounts): Promise<void> {
+    // Sync: documents whose objects were not listed go, once the whole bucket was listed (never after a
+    // listing cut short by a limit, which did not see every object).
+    if (task.sync && task.delete_missing && !task.stop_reason) {
+      const deleted = await deleteMissing(this.deps.store, this.deps.documents, task);
+      if (deleted) this.log.info({ deleted }, 'sync deleted documents whose objects are gone');
+      task = (await this.deps.store.get(task.id)) ?? task;
+    }
     const state = task.stop_reason
       ? (counts.done === 0 && counts.failed > 0 ? 'failed' : 'done_with_errors')
       : counts.failed === 0 ? 'done' : counts.done === 0 ? 'failed' : 'done_with_errors';
     const from: TaskState[] = task.state === 'listing' ? ['listing'] : ['materialising'];
-    const r = await finishTask(this.deps, task, state, finalDescription(task, counts, state), { from });
+    const sync = task.sync ? await syncCounts(this.deps.store, task) : undefined;
+    const next = task.sync && task.interval_seconds ? new Date(Date.now() + task.interval_seconds * 1000).toISOString() : null;
+    const r = await finishTask(this.deps, task, state, finalDescription(task, counts, state, sync), { from, extra: { next_run_at: next } });
     if (r) this.log.info({ state, done: counts.done, failed: counts.failed }, 'bucket task finished');
   }
 }

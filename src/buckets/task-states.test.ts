@@ -1,5 +1,5 @@
 // The bucket task state machine: the spec's transitions are allowed, nothing else is; paused states
-// return to their phase; terminal states only re-open through retryFailed.
+// return to their phase; terminal states only re-open through retryFailed or a sync task's next run.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TASK_STATES, canTransition, assertTransition, statesLeadingTo, isActive, isTerminal, phaseOf, PAUSE_STATE } from './task-states.ts';
@@ -27,6 +27,7 @@ test('paused states resume to any phase and can be cancelled; terminal states ar
   }
   for (const t of ['done', 'done_with_errors', 'failed']) { assert.ok(isTerminal(t)); assert.ok(!isActive(t)); }
   assert.deepEqual(statesLeadingTo('listing').sort(), ['done_with_errors', 'failed', 'paused_credential_error', 'paused_credit_exhausted', 'paused_destination_credential_error', 'paused_egress_quota_exhausted', 'paused_user', 'queued_org'].sort());
+  for (const t of ['done', 'done_with_errors', 'failed'] as const) assert.ok(canTransition(t, 'queued_org'), `${t} -> queued_org (next sync run)`);
   assert.equal(phaseOf('materialising'), 'materialising');
   assert.equal(phaseOf('created'), 'queued_org');
 });

@@ -1,7 +1,8 @@
 // The bucket-ingest task state machine: exactly the spec's twelve states ("States and transitions",
 // Bucket ingest task) and its transitions, plus DESIGN.md §5 for what the spec leaves open: pause and
 // resume (a paused task returns to the phase it paused in), cancel (-> failed, described as cancelled)
-// and retryFailed (a finished task goes back to materialising, or to listing if listing never finished).
+// and retryFailed (a finished task goes back to materialising, or to listing if listing never finished);
+// the next run of a repeating sync task (docs/sync.md) goes from a finished state back to queued_org.
 // Every state change in the store goes through `assertTransition`, so an illegal move is a bug, loudly.
 
 export const TASK_STATES = [
@@ -43,10 +44,10 @@ const TRANSITIONS: Record<TaskState, readonly TaskState[]> = {
   paused_destination_credential_error: ['queued_org', 'listing', 'materialising', 'failed', ...PAUSED],
   paused_egress_quota_exhausted: ['queued_org', 'listing', 'materialising', 'failed', ...PAUSED],
   paused_user: ['queued_org', 'listing', 'materialising', 'failed', ...PAUSED],
-  // retryFailed re-opens a finished task.
-  done: ['materialising'],
-  done_with_errors: ['materialising', 'listing'],
-  failed: ['materialising', 'listing'],
+  // retryFailed re-opens a finished task; a repeating sync task starts its next run (queued_org).
+  done: ['materialising', 'queued_org'],
+  done_with_errors: ['materialising', 'listing', 'queued_org'],
+  failed: ['materialising', 'listing', 'queued_org'],
 };
 
 /** True when `from -> to` is a legal move. */

@@ -66,6 +66,12 @@ export class TaskStore {
     return this.cp.db.selectFrom('bucket_tasks').selectAll().where('state', 'in', ['created', 'queued_org', 'listing', 'materialising']).execute();
   }
 
+  /** Finished repeating sync tasks whose next run is due. */
+  async dueSyncRuns(): Promise<TaskRow[]> {
+    return this.cp.db.selectFrom('bucket_tasks').selectAll()
+      .where('next_run_at', 'is not', null).where('next_run_at', '<=', nowIso()).where('cancelled', '=', 0).execute();
+  }
+
   /** Update fields without a state change. */
   async patch(id: string, fields: Partial<TaskRow>, db: Trx | ControlPlane['db'] = this.cp.db): Promise<void> {
     await db.updateTable('bucket_tasks').set({ ...fields, updated_at: nowIso() }).where('id', '=', id).execute();

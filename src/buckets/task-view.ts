@@ -2,6 +2,7 @@
 // poll_url, polling_guidance; the rest is ours, docs/buckets.md) and the human sentences that describe
 // each state. Credentials are never part of a view; the completion targets are reported only by count.
 import type { FileCounts, TaskRow } from './task-store.ts';
+import type { SyncCounts } from './sync.ts';
 import { POLLING_GUIDANCE } from './limits.ts';
 import { isPaused, isTerminal } from './task-states.ts';
 
@@ -24,8 +25,10 @@ export interface TaskView {
   file_cap: number;
   /** Why listing stopped before the end of the bucket: 'file_cap' | 'task_size_limit' | null. */
   stop_reason: string | null;
-  /** 1 for the first run; +1 per retryFailed re-run. */
+  /** 1 for the first run; +1 per retryFailed re-run and per sync run. */
   run: number;
+  /** Sync mode (docs/sync.md; an extension): its settings and the current run's counts; null for a plain task. */
+  sync: (SyncCounts & { delete_missing: boolean; interval_seconds: number | null; next_run_at: string | null }) | null;
   completion_targets: number;
   created_at: string;
   updated_at: string;
@@ -56,8 +59,8 @@ function liveDescription(t: TaskRow, c: FileCounts): string {
   }
 }
 
-/** Build the view of a task from its row and file counts. */
-export function toTaskView(t: TaskRow, c: FileCounts): TaskView {
+/** Build the view of a task from its row and file counts (and, for a sync task, its sync counts). */
+export function toTaskView(t: TaskRow, c: FileCounts, sync?: SyncCounts): TaskView {
   const stored = isPaused(t.state) || isTerminal(t.state);
   return {
     bucket_ingest_task_id: t.id,
@@ -78,6 +81,7 @@ export function toTaskView(t: TaskRow, c: FileCounts): TaskView {
     file_cap: t.file_cap,
     stop_reason: t.stop_reason,
     run: t.run,
+    sync: t.sync && sync ? { delete_missing: Boolean(t.delete_missing), interval_seconds: t.interval_seconds, next_run_at: t.next_run_at, ...sync } : null,
     completion_targets: (JSON.parse(t.completion) as unknown[]).length,
     created_at: t.created_at,
     updated_at: t.updated_at,
@@ -86,9 +90,14 @@ export function toTaskView(t: TaskRow, c: FileCounts): TaskView {
   };
 }
 
-/** The final sentence of a finished run. */
-export function finalDescription(t: TaskRow, c: FileCounts, state: 'done' | 'done_with_errors' | 'failed'): string {
+/** The final sentence of a finished run (a sync run names its counts). */
+export function finalDescription(t: TaskRow, c: FileCounts, state: 'done' | 'done_with_errors' | 'failed', sync?: SyncCounts): string {
   const total = c.done + c.failed;
+  if (sync && !t.stop_reason) {
+    const counts = `${n(sync.files_new)} new, ${n(sync.files_changed)} changed, ${n(sync.files_unchanged)} unchanged, ${n(sync.files_deleted)} deleted, ${n(sync.files_failed)} failed`;
+    const next = t.interval_seconds ? ` The next run starts ${n(t.interval_seconds)} s after this one ended.` : '';
+    return `${state === 'done' ? 'Sync done' : state === 'failed' ? 'Sync failed' : 'Sync finished with errors'}: ${counts}.${next}`;
+  }
   const base = `${n(c.done)} of ${n(total)} files ingested, ${n(c.failed)} failed`;
   if (t.stop_reason === 'file_cap') return `Finished with errors: the file cap of ${n(t.file_cap)} was reached while listing, so objects beyond it were not taken; ${base}.`;
   if (t.stop_reason === 'task_size_limit') return `Finished with errors: the 500 GB task limit was reached while listing, so later objects were not taken; ${base}.`;

@@ -82,6 +82,17 @@ export class DocumentService {
     return this.purge(row, namespace);
   }
 
+  /**
+   * Finish deleting a document another module hid (state `deleting`, e.g. a bucket sync's delete_missing):
+   * remove its vectors, stored content and row. A document not in that state is left alone.
+   * @returns the DeleteDocResponse, or undefined when there was nothing to purge
+   */
+  async purgeHidden(projectId: string, namespace: string, docId: string): Promise<DeleteDocResponse | undefined> {
+    const row = await this.deps.cp.db.selectFrom('documents').selectAll()
+      .where('project_id', '=', projectId).where('doc_id', '=', docId).where('state', '=', 'deleting').executeTakeFirst();
+    return row ? this.purge(row, namespace) : undefined;
+  }
+
   private async purge(row: DocRow, namespace: string): Promise<DeleteDocResponse> {
     const vectors = await this.deps.index.deleteDocument(namespace, row.doc_id);
     let storageDeleted = true;

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { S3Client, PutObjectCommand, CreateBucketCommand } from '@aws-sdk/client-s3';
+import { S3Client, PutObjectCommand, CreateBucketCommand, DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { repoRoot } from './server.ts';
 import { NodeSha256 as Sha256 } from '../../src/storage/s3-upstream.ts';
 
@@ -29,6 +29,8 @@ export interface S3TestServer {
   createBucket(name: string): Promise<void>;
   /** Upload objects (key -> bytes) with up to 32 requests at a time. */
   putObjects(bucket: string, objects: Array<[string, Buffer | string]>): Promise<void>;
+  /** Delete objects by key. */
+  deleteObjects(bucket: string, keys: string[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -167,6 +169,9 @@ export async function startS3Server(): Promise<S3TestServer> {
         }
       };
       await Promise.all(Array.from({ length: 32 }, worker));
+    },
+    async deleteObjects(bucket, keys) {
+      for (const key of keys) await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
     },
     async close() {
       if (closed) return;

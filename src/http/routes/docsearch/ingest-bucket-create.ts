@@ -12,7 +12,7 @@ export async function registerIngestBucketCreateRoute(app: FastifyInstance, serv
   app.post<{ Body: Static<typeof CreateTaskBody> }>('/docsearch/ingestBucket', {
     schema: {
       tags: ['buckets'], operationId: 'createBucketIngest', summary: 'Create a bulk-ingest task for a bucket or prefix',
-      description: 'Body: source {type s3|gcs, bucket, prefix?, region?, endpoint?, credentials}, filter_glob?, dry_run?, acknowledge_egress_cost?. Header X-Completion: pipe-separated webhook URLs / e-mail addresses (≤ 1024 bytes).',
+      description: 'Body: source {type s3|gcs, bucket, prefix?, region?, endpoint?, credentials}, filter_glob?, dry_run?, acknowledge_egress_cost?, and the sync extension {delete_missing?, interval_seconds?} (docs/sync.md). Header X-Completion: pipe-separated webhook URLs / e-mail addresses (≤ 1024 bytes).',
       body: CreateTaskBody,
       response: { 202: { $ref: 'BucketIngestTask#' }, 200: DryRunReportSchema, 400: ErrorBodySchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 409: ErrorBodySchema },
     },

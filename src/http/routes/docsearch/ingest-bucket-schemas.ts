@@ -4,6 +4,7 @@
 // request bodies, never in a response.
 import { Type } from '@sinclair/typebox';
 import { TASK_STATES } from '../../../buckets/task-states.ts';
+import { MAX_SYNC_INTERVAL_S, MIN_SYNC_INTERVAL_S } from '../../../buckets/sync.ts';
 
 export const TaskIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
@@ -23,6 +24,13 @@ export const CreateTaskBody = Type.Object({
   filter_glob: Type.Optional(Type.String({ maxLength: 1024, description: 'picomatch glob matched against the key relative to the prefix, e.g. "**/*.pdf".' })),
   dry_run: Type.Optional(Type.Boolean()),
   acknowledge_egress_cost: Type.Optional(Type.Boolean()),
+  sync: Type.Optional(Type.Object({
+    delete_missing: Type.Optional(Type.Boolean({ description: 'Delete the documents of this bucket, prefix and glob whose objects are gone (after a complete listing only). Default false.' })),
+    interval_seconds: Type.Optional(Type.Integer({ minimum: MIN_SYNC_INTERVAL_S, maximum: MAX_SYNC_INTERVAL_S, description: 'Start the next run this many seconds after a run ends; absent = one run.' })),
+  }, {
+    additionalProperties: false,
+    description: 'Extension (docs/sync.md): sync mode. Objects whose ETag and size match the document the namespace holds from them are skipped, changed ones replace their document under the same doc_id, new ones are ingested.',
+  })),
 }, { additionalProperties: false });
 
 export const TaskViewSchema = Type.Object({
@@ -46,7 +54,12 @@ export const TaskViewSchema = Type.Object({
   }),
   file_cap: Type.Integer(),
   stop_reason: Type.Union([Type.String(), Type.Null()]),
-  run: Type.Integer(),
+  run: Type.Integer({ description: '1 for the first run; +1 per retryFailed re-run and per sync run.' }),
+  sync: Type.Union([Type.Null(), Type.Object({
+    delete_missing: Type.Boolean(), interval_seconds: Type.Union([Type.Integer(), Type.Null()]),
+    next_run_at: Type.Union([Type.String(), Type.Null()], { description: 'Start of the next run of a repeating task; null while a run is under way or none is scheduled.' }),
+    files_new: Type.Integer(), files_changed: Type.Integer(), files_unchanged: Type.Integer(), files_deleted: Type.Integer(), files_failed: Type.Integer(),
+  }, { description: 'Sync mode (extension, docs/sync.md): settings and the current run\'s counts.' })]),
   completion_targets: Type.Integer(),
   created_at: Type.String(),
   updated_at: Type.String(),
