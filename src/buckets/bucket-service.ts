@@ -278,7 +278,7 @@ export class BucketService {
     if (isTerminal(task.state)) {
       const to: TaskState = task.listing_done ? 'materialising' : 'listing';
       const r = await this.d.store.transition(id, to, {
-        run: task.run + 1, finished_at: null, paused_from: null, last_error: null,
+        run: task.run + 1, finished_at: null, paused_from: null, last_error: null, next_run_at: null,
         state_description: `Retrying ${failed.length} failed file(s).`,
       }, { from: [task.state as TaskState], inTx: async (trx) => resetFiles(trx) });
       if (!r) return this.retryFailed(ctx, id);

@@ -69,7 +69,8 @@ export class TaskStore {
   /** Finished repeating sync tasks whose next run is due. */
   async dueSyncRuns(): Promise<TaskRow[]> {
     return this.cp.db.selectFrom('bucket_tasks').selectAll()
-      .where('next_run_at', 'is not', null).where('next_run_at', '<=', nowIso()).where('cancelled', '=', 0).execute();
+      .where('next_run_at', 'is not', null).where('next_run_at', '<=', nowIso()).where('cancelled', '=', 0)
+      .where('state', 'in', ['done', 'done_with_errors', 'failed']).execute();
   }
 
   /** Update fields without a state change. */
