@@ -17,12 +17,11 @@
 //                once, ≈6 min); --fb-sets financebench,financebench-dev picks the question sets;
 //   --per-question  one line per question (in context?, miss cause, rank and score of the first evidence hit)
 import { initAnalysis } from '../src/analysis/analyzer.ts';
-import { mean, ndcgAt, recallAt, dedupe, writeResult } from './lib/beir.ts';
+import { writeResult } from './lib/beir.ts';
 import { startBenchApp } from './lib/bench-app.ts';
-import { ask, Calibration, round, verboseForm } from './lib/answers-common.ts';
-import { foundInContext, missCause, rankMeasures, type MissCause } from '../src/evaluations/judge.ts';
-import { FINANCEBENCH_SETS, financebenchCases, scifactCases, xquadBookCases, xquadCases, type EvalCase, type EvalQuestion } from './lib/answers-sets.ts';
-import { percentile } from './lib/quality.ts';
+import { Calibration } from './lib/answers-common.ts';
+import { runCase, type Row } from './lib/answers-run.ts';
+import { FINANCEBENCH_SETS, financebenchCases, scifactCases, xquadBookCases, xquadCases, type EvalCase } from './lib/answers-sets.ts';
 
 const arg = (name: string, dflt: string) => {
   const i = process.argv.indexOf(name);
@@ -38,56 +37,6 @@ const body = JSON.parse(arg('--body', '{}')) as Record<string, unknown>;
 const keepDir = arg('--keep', '') || undefined;
 const fbSets = arg('--fb-sets', FINANCEBENCH_SETS.join(',')).split(',');
 const perQuestion = process.argv.includes('--per-question');
-
-interface Row {
-  case: string;
-  form: 'plain' | 'verbose';
-  n: number;
-  in_context: number;
-  tokens: number;
-  p50_ms: number;
-  ndcg10: number;
-  recall10: number;
-  empty: number;
-  /** Misses by cause, where the case names each question's document (see missCause). */
-  misses?: Record<MissCause, number>;
-}
-
-async function runCase(app: Awaited<ReturnType<typeof startBenchApp>>, c: EvalCase, form: 'plain' | 'verbose', calib: Calibration): Promise<Row> {
-  const ok: number[] = [], tokens: number[] = [], ms: number[] = [], ndcg: number[] = [], recall: number[] = [];
-  let empty = 0;
-  const misses: Record<MissCause, number> = { empty: 0, wrong_document: 0, not_ranked: 0, below_threshold: 0, cut_by_budget: 0 };
-  for (const [i, q] of c.questions.entries()) {
-    const text = form === 'plain' ? q.text : verboseForm(q.text, i);
-    const a = await ask(app, q.project, text, { ...(q.extra ?? {}), ...body }, q.path);
-    const hit = foundInContext(q, a.context, a.admitted);
-    ok.push(hit ? 1 : 0);
-    if (!hit && q.doc) misses[missCause(q, a.admitted, a.ranking, typeof body.min_relevance === 'number' ? body.min_relevance : 0.3)]++;
-    if (perQuestion) {
-      const r = a.ranking.findIndex((h) => q.relevant(h));
-      console.error(`${c.name} ${form} ${String(i).padStart(2)} ${hit ? 'OK ' : '-- '}${!hit && q.doc ? missCause(q, a.admitted, a.ranking, 0.3).padEnd(16) : ''.padEnd(16)} rank=${r} s=${r >= 0 ? a.ranking[r].score.toFixed(3) : '-'} top=${a.ranking[0]?.score.toFixed(3)} adm=${a.admitted.length} docs=${new Set(a.admitted.map((h) => h.doc_id)).size} tok=${a.tokens} | ${q.text.slice(0, 100)}`);
-    }
-    tokens.push(a.tokens);
-    ms.push(a.ms);
-    if (a.admitted.length === 0) empty++;
-    if (c.hitLevel) {
-      const m = rankMeasures(q, a.ranking);
-      ndcg.push(m.ndcg10);
-      recall.push(m.recall10);
-    } else {
-      // Document level (BEIR): a document's rank is that of its first relevant-or-other hit.
-      const ranked = dedupe(a.ranking.filter((h) => q.relevant(h) || !q.qrels.has(h.doc_id)).map((h) => h.doc_id));
-      ndcg.push(ndcgAt(10, ranked, q.qrels));
-      recall.push(recallAt(10, ranked, q.qrels));
-    }
-    for (const h of a.ranking) calib.add(h.score, q.relevant(h));
-  }
-  return {
-    case: c.name, form, n: c.questions.length, in_context: round(mean(ok)), tokens: Math.round(mean(tokens)),
-    p50_ms: round(percentile(ms, 50), 1), ndcg10: round(mean(ndcg)), recall10: round(mean(recall)), empty: round(empty / Math.max(1, c.questions.length)),
-    ...(c.questions.some((q) => q.doc) ? { misses } : {}),
-  };
-}
 
 async function main(): Promise<void> {
   await initAnalysis();
@@ -105,7 +54,7 @@ async function main(): Promise<void> {
     for (const c of cases) {
       for (const form of verbose ? (['plain', 'verbose'] as const) : (['plain'] as const)) {
         const calib = new Calibration();
-        const row = await runCase(app, c, form, calib);
+        const row = await runCase(app, c, form, calib, { body, perQuestion });
         rows.push(row);
         calibrations[`${c.name} ${form}`] = calib.rows();
         console.error(JSON.stringify(row));

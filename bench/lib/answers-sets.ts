@@ -16,7 +16,7 @@ import { createBenchProject, type BenchApp } from './bench-app.ts';
 import { ingestCorpus } from './corpus.ts';
 import { rng } from './random.ts';
 import { normaliseText, type ProjectRef } from './answers-common.ts';
-import { judgeOf, type Judge } from '../../src/evaluations/judge.ts';
+import { judgeOf, type Expectation, type Judge } from '../../src/evaluations/judge.ts';
 
 /** One question of an evaluation case: text, and how to judge a hit / a context (the Judge of src/evaluations/judge.ts). */
 export interface EvalQuestion extends Judge {
@@ -29,6 +29,8 @@ export interface EvalQuestion extends Judge {
   path?: string;
   /** Graded relevance of documents for nDCG/recall at document level. */
   qrels: Map<string, number>;
+  /** The expectation the judge was built from, where it was (the evaluation API's case: bench/answers-api.ts). */
+  expectation?: Expectation;
 }
 
 export interface EvalCase {
@@ -241,11 +243,12 @@ export async function financebenchCases(app: BenchApp, sets: readonly string[] =
     const qs = readJsonl<FbQuestion>(path.resolve(repoRoot, '../shared/data/qa', set, 'questions.jsonl'));
     const mk = (inDoc: boolean): EvalQuestion[] => qs.map((q) => {
       const doc = docOf.get(q.doc_name)!;
+      const expectation: Expectation = { docId: doc, pages: q.evidence.map((e) => e.evidence_page_num + 1) };
       return {
         id: q.financebench_id, text: q.question, project: p, qrels: new Map([[doc, 1]]),
         extra: inDoc ? { doc_filter: doc } : undefined,
         path: inDoc ? '/v3/docsearch/searchInDoc' : undefined,
-        ...judgeOf({ docId: doc, pages: q.evidence.map((e) => e.evidence_page_num + 1) }),
+        expectation, ...judgeOf(expectation),
       };
     });
     cases.push(

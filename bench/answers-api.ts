@@ -1,0 +1,89 @@
+// FinanceBench through the evaluation API, beside the direct benchmark: the filings of the chosen sets
+// in one namespace (bench/lib/answers-sets.ts, ingested once and kept with --keep), each set's questions
+// sent as ONE evaluation (POST /v3/docsearch/evaluations; doc_id + evidence pages; variants: the default
+// search, and searchInDoc on the question's filing), and the same questions asked directly the way
+// bench/answers.ts asks them (bench/lib/answers-run.ts). Prints both rows per set and variant and whether
+// the judged figures agree (found in context, mean tokens, nDCG@10, recall@10, empty, misses by cause;
+// latency differs by design: the API times the search in process, the benchmark through HTTP inject).
+// Usage:
+//   npx tsx bench/answers-api.ts [--fb-sets financebench-dev] [--keep DIR] [--body JSON]
+//   --keep DIR   reuse the app's data directory (the 43 filings are ingested once, ≈6–8 min)
+//   --body JSON  request fields of both sides (e.g. '{"min_relevance":0.4}')
+import { initAnalysis } from '../src/analysis/analyzer.ts';
+import { startBenchApp, type BenchApp } from './lib/bench-app.ts';
+import { Calibration } from './lib/answers-common.ts';
+import { runCase, type Row } from './lib/answers-run.ts';
+import { financebenchCases, type EvalCase } from './lib/answers-sets.ts';
+import { writeResult } from './lib/beir.ts';
+import type { EvaluationView, VariantReport } from '../src/evaluations/types.ts';
+
+const arg = (name: string, dflt: string) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : dflt;
+};
+const fbSets = arg('--fb-sets', 'financebench-dev').split(',');
+const keepDir = arg('--keep', '') || undefined;
+const body = JSON.parse(arg('--body', '{}')) as Record<string, unknown>;
+
+/** One evaluation of `c`'s questions through the API, waited for. */
+async function evaluate(app: BenchApp, c: EvalCase): Promise<EvaluationView> {
+  const key = c.questions[0].project.apiKey;
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const cases = c.questions.map((q) => ({ id: q.id, query: q.text, doc_id: q.expectation!.docId, pages: q.expectation!.pages }));
+  const res = await app.handle.http.inject({
+    method: 'POST', url: '/v3/docsearch/evaluations', headers,
+    payload: JSON.stringify({ name: c.name, cases, variants: [{ name: 'search', ...body }, { name: 'searchInDoc', search_in_doc: true, ...body }] }),
+  });
+  if (res.statusCode !== 202) throw new Error(`evaluation ${res.statusCode}: ${res.body}`);
+  const id = (res.json() as EvaluationView).evaluation_id;
+  for (;;) {
+    const ev = (await app.handle.http.inject({ method: 'GET', url: `/v3/docsearch/evaluations/${id}`, headers })).json() as EvaluationView;
+    if (ev.status !== 'pending' && ev.status !== 'running') return ev;
+    process.stderr.write(`\r${c.name}: ${ev.progress.done}/${ev.progress.total}`);
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+/** The API's variant report as a benchmark row. */
+function apiRow(name: string, v: VariantReport): Row {
+  const misses = { empty: v.misses.empty, wrong_document: v.misses.wrong_document, not_ranked: v.misses.not_ranked, below_threshold: v.misses.below_threshold, cut_by_budget: v.misses.cut_by_budget };
+  return {
+    case: name, form: 'plain', n: v.cases, in_context: v.found_share, tokens: v.tokens_mean, p50_ms: v.latency_ms.p50,
+    ndcg10: v.ndcg_at_10, recall10: v.recall_at_10, empty: Math.round((v.empty_contexts / Math.max(1, v.evaluated)) * 1000) / 1000, misses,
+  };
+}
+
+async function main(): Promise<void> {
+  await initAnalysis();
+  const app = await startBenchApp({ workers: true, keepDir });
+  const table: Array<Record<string, unknown>> = [];
+  const out: Array<{ direct: Row; api: Row; api_report: Omit<VariantReport, 'per_case'> }> = [];
+  try {
+    const cases = await financebenchCases(app, fbSets);
+    for (const set of fbSets) {
+      const overNs = cases.find((c) => c.name === `${set} search`)!;
+      const inDoc = cases.find((c) => c.name === `${set} searchInDoc`)!;
+      const t0 = performance.now();
+      const ev = await evaluate(app, overNs);
+      console.error(`\n${set}: evaluation ${ev.status} in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+      if (ev.status !== 'done') throw new Error(`evaluation ${ev.status}: ${JSON.stringify(ev.error)}`);
+      for (const [c, v] of [[overNs, ev.report!.variants[0]], [inDoc, ev.report!.variants[1]]] as const) {
+        const direct = await runCase(app, c, 'plain', new Calibration(), { body });
+        const api = apiRow(c.name, v);
+        const same = (['in_context', 'tokens', 'ndcg10', 'recall10', 'empty'] as const).every((k) => direct[k] === api[k]) && JSON.stringify(direct.misses) === JSON.stringify(api.misses);
+        table.push({ source: 'bench:answers', ...direct, misses: JSON.stringify(direct.misses) });
+        table.push({ source: 'evaluation API', ...api, misses: JSON.stringify(api.misses), agree: same ? 'yes' : 'NO' });
+        const { per_case: _pc, ...report } = v;
+        out.push({ direct, api, api_report: report });
+        console.log(`${c.name} via the API: MRR ${v.mrr}, latency p50/p95 ${v.latency_ms.p50}/${v.latency_ms.p95} ms, tokens p95 ${v.tokens_p95}, recommended min_relevance ${v.recommended_min_relevance.value} → found ${v.recommended_min_relevance.found_share}; sweep ${v.min_relevance_sweep.map((p) => `${p.min_relevance}:${p.found_share}`).join(' ')}`);
+        console.log(`  reliability ${v.reliability.map((b) => `${b.from.toFixed(1)}–${b.to.toFixed(1)} n=${b.n} score ${b.mean_score} → ${b.observed}`).join('; ')}`);
+      }
+    }
+  } finally {
+    await app.close();
+  }
+  console.table(table);
+  console.log(`results: ${writeResult('answers-api', { fbSets, body, rows: out })}`);
+}
+
+await main();
