@@ -39,6 +39,7 @@ import { initEnglishForms } from './analysis/english-forms.ts';
 import { Metrics } from './internal/metrics.ts';
 import { startEventLoopMonitor } from './internal/event-loop.ts';
 import type { Services } from './services.ts';
+import { startupPhases } from './internal/startup-phases.ts';
 import { deleteAbbreviations } from './storage/abbreviation-store.ts';
 import { EvaluationService } from './evaluations/evaluation-service.ts';
 import { evaluationJobKind, evaluationTerminalHook } from './evaluations/evaluation-job.ts';
@@ -74,9 +75,10 @@ function resolveSecret(config: Config): string {
 export async function createApp(config: Config, opts: { logger?: boolean } = {}): Promise<AppHandle> {
   const cfg: Config = { ...config, serverSecret: resolveSecret(config) };
   const logger = opts.logger === false ? pino({ level: 'silent' }) : pino({ level: cfg.logLevel });
-  await Promise.all([initAnalysis(), initEnglishForms()]); // query analysis needs both, before the first search
+  const phases = startupPhases(logger);
+  await phases.time('analysis', () => Promise.all([initAnalysis(), initEnglishForms()])); // query analysis needs both, before the first search
   startEventLoopMonitor(); // lag reported by /readyz
-  const cp = await openControlPlane({ databaseUrl: cfg.databaseUrl, dataDir: cfg.dataDir, onIdleError: (err) => logger.warn({ err }, 'idle control-plane connection failed') });
+  const cp = await phases.time('control_plane', () => openControlPlane({ databaseUrl: cfg.databaseUrl, dataDir: cfg.dataDir, onIdleError: (err) => logger.warn({ err }, 'idle control-plane connection failed') }));
   // Any number of nodes may share the index; one writer per namespace at a time (docs/scale-out.md).
   const leaseStore = new LeaseStore(cp);
   const leases = new WriterLeases(leaseStore, {
@@ -84,13 +86,13 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
     isDead: cfg.scaleOut?.localTakeover === false ? undefined : (owner) => releasableOwners([owner]).length > 0,
     onError: (namespace, err) => logger.warn({ err, namespace }, 'index writer lease'),
   });
-  const index = await openIndex(cfg, { coordination: { leases, versions: leaseStore, syncMs: cfg.scaleOut?.indexSyncMs }, memory: cfg.indexMemory }).catch(async (err) => { await cp.close(); throw err; });
+  const index = await phases.time('index_open', () => openIndex(cfg, { coordination: { leases, versions: leaseStore, syncMs: cfg.scaleOut?.indexSyncMs }, memory: cfg.indexMemory })).catch(async (err) => { await cp.close(); throw err; });
   const blobs = openBlobStore(cfg);
-  await checkStorage(blobs, index, cfg).catch(async (err) => { await Promise.allSettled([index.close(), blobs.close(), cp.close()]); throw err; });
+  await phases.time('storage_check', () => checkStorage(blobs, index, cfg)).catch(async (err) => { await Promise.allSettled([index.close(), blobs.close(), cp.close()]); throw err; });
   logger.info({ blobs: blobs.describe(), index: indexLocationOptions(cfg).uri }, 'storage ready');
   const net = new NetGuard(cfg.allowedPrivateHosts);
-  const embedder = await createEmbedder(cfg, net);
-  const reranker = await createReranker(cfg, net);
+  const embedder = await phases.time('embedder', () => createEmbedder(cfg, net));
+  const reranker = await phases.time('reranker', () => createReranker(cfg, net));
   logger.info({ embedder: embedder.signature, reranker: reranker ? { ...reranker.reranker.info, depth: reranker.depth } : null }, 'models ready');
   if (cfg.relevanceModel) {
     // A model fitted with another embedder is refused before anything starts (its dense features mean something else).
@@ -134,8 +136,8 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   const services: Services = { config: cfg, logger, cp, index, blobs, embedder, reranker, net, auth, projects, ingest, documents, search, queue, jobs, webhookSecrets, attributes, buckets: buckets.service, metrics, evaluations,
     rateCounters: new RateCounters(cp) };
 
-  await projects.bootstrap();
-  const removed = await documents.reconcileAll();
+  await phases.time('bootstrap', () => projects.bootstrap());
+  const removed = await phases.time('reconcile', () => documents.reconcileAll());
   if (removed) logger.info({ removed }, 'reconcile removed orphan chunks');
 
   // Documents are parsed in child processes bounded in time and memory (one per worker slot).
@@ -146,7 +148,7 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   });
   // Missing Tesseract data is one warning at start-up, not a surprise per scanned document.
   if (cfg.role !== 'api') {
-    const ocrWarning = await checkOcrSetup({ ocr: cfg.parse?.ocr ?? true, fixedLangs: cfg.parse?.ocrLangs });
+    const ocrWarning = await phases.time('ocr_check', () => checkOcrSetup({ ocr: cfg.parse?.ocr ?? true, fixedLangs: cfg.parse?.ocrLangs }));
     if (ocrWarning) logger.warn(ocrWarning);
   }
   const ingestKind = ingestJobKind({
@@ -170,7 +172,7 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   const bucketWorker = new Worker(queue, [buckets.driverKind], { leaseMs: cfg.jobLeaseMs, pollMs: cfg.workerPollMs, concurrency: buckets.concurrentTasks, logger });
   const bucketMailWorker = new Worker(queue, [buckets.emailKind], { leaseMs: cfg.jobLeaseMs, pollMs: cfg.workerPollMs, concurrency: 1, logger });
 
-  const http = await buildHttpServer(services, { logger: opts.logger === false ? false : { level: cfg.logLevel } });
+  const http = await phases.time('http_routes', () => buildHttpServer(services, { logger: opts.logger === false ? false : { level: cfg.logLevel } }));
   let closed = false;
   return {
     services, http, worker, internalWorker, maintainer,

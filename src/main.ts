@@ -5,6 +5,8 @@ import { createApp } from './app.ts';
 import { buildProbeServer } from './http/probe-server.ts';
 
 async function main(): Promise<void> {
+  // Time since the process started: Node's own start-up and loading (and transpiling) the modules.
+  const modulesMs = Math.round(performance.now());
   let config;
   try {
     config = loadConfig(process.env);
@@ -21,7 +23,8 @@ async function main(): Promise<void> {
   const probes = config.role === 'worker' && config.probePort !== undefined ? await buildProbeServer(app.services) : undefined;
   await probes?.listen({ port: config.probePort, host: config.host });
   if (config.role !== 'api') app.startWorkers();
-  log.info({ port: config.port, role: config.role, dataDir: config.dataDir, controlPlane: app.services.cp.dialect }, 'docsearch started');
+  log.info({ port: config.port, role: config.role, dataDir: config.dataDir, controlPlane: app.services.cp.dialect,
+    modules_ms: modulesMs, startup_ms: Math.round(performance.now()) }, 'docsearch started');
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
