@@ -36,7 +36,10 @@ export interface HarnessState {
   idempotencyMismatches: string[];
   /** PostgreSQL control plane of the server (unset: SQLite in dataDir). */
   databaseUrl?: string;
-  /** Set by checkInvariants: ms from its start until no job was pending or processing (recovery time). */
+  /**
+   * Set by checkInvariants: ms from its start until no job was pending or processing and the server's
+   * start-up recovery had finished (recovery time).
+   */
   lastSettleMs?: number;
 }
 
@@ -52,13 +55,28 @@ async function readDb(s: HarnessState): Promise<{ jobs: JobRow[]; docs: DocRow[]
   }));
 }
 
+/** True once the server's start-up recovery has ended (or the server does not report one). */
+async function recoveryFinished(origin: string): Promise<boolean> {
+  try {
+    const r = await fetch(`${origin}/readyz`);
+    const status = ((await r.json()) as { recovery?: { status: string } }).recovery?.status;
+    return r.status === 200 && status !== 'running' && status !== 'pending';
+  } catch {
+    return false;
+  }
+}
+
 /** Wait for quiescence, then check every invariant. @returns human-readable violations (empty = all held) */
 export async function checkInvariants(s: HarnessState, timeoutMs: number): Promise<string[]> {
   const out: string[] = [];
   const started = Date.now();
   const deadline = started + timeoutMs;
+  // Quiescence: no job pending or processing, and start-up recovery (orphan chunks, interrupted
+  // deletes), which runs behind readiness, finished as /readyz reports.
   let db = await readDb(s);
-  while (db.jobs.some((j) => j.status === 'pending' || j.status === 'processing') && Date.now() < deadline) {
+  while (Date.now() < deadline) {
+    const busy = db.jobs.some((j) => j.status === 'pending' || j.status === 'processing');
+    if (!busy && (await recoveryFinished(s.origin))) break;
     await sleep(100);
     db = await readDb(s);
   }

@@ -1,5 +1,5 @@
 // Composition root: builds every service from a validated Config, wires the HTTP server and the
-// workers, and owns start-up (migrations, bootstrap, reconcile) and shutdown ordering.
+// workers, and owns start-up (migrations, bootstrap; the reconcile runs behind readiness) and shutdown ordering.
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
@@ -19,6 +19,7 @@ import { createProjectDomain } from './projects/index.ts';
 import { IngestService } from './ingest/ingest-service.ts';
 import { DocumentService } from './documents/document-service.ts';
 import { IndexMaintainer } from './documents/index-maintainer.ts';
+import { StartupRecovery } from './documents/startup-recovery.ts';
 import { SearchService } from './search/search-service.ts';
 import { AttributeService } from './attributes/attribute-service.ts';
 import { JobQueue } from './jobs/queue.ts';
@@ -51,6 +52,11 @@ export interface AppHandle {
   /** Internal jobs (completion webhooks, cleanup of failed/cancelled jobs), separate from the ingest slots. */
   internalWorker: Worker;
   maintainer: IndexMaintainer;
+  /**
+   * Start reconciling every namespace in the background (documents/startup-recovery.ts); call once the
+   * process listens. Every role runs it. Progress: services.recovery.status(), shown by /readyz.
+   */
+  startRecovery(): void;
   /** Start the background worker loops (role worker/all). */
   startWorkers(): void;
   /** Graceful shutdown: stop accepting requests, let in-flight ones finish, release running jobs. */
@@ -113,6 +119,8 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   const evaluations = new EvaluationService({ cp, queue, jobs });
   const webhookSecrets = new WebhookSecrets(cp);
   const documents = new DocumentService({ cp, index, blobs, logger });
+  // Reconciling the index after a crash runs behind readiness (startRecovery), never before it.
+  const recovery = new StartupRecovery({ cp, documents, logger });
   const maintainer = new IndexMaintainer({ cp, index, logger, debounceMs: 2000 });
   const { auth, projects } = createProjectDomain({
     db: cp.db, config: cfg, logger,
@@ -133,12 +141,10 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   const relevance = cfg.relevanceModel ? { model: cfg.relevanceModel.model, fallback: cfg.relevanceModel.fallback } : undefined;
   const search = new SearchService({ cp, index, embedder, logger, attributes, blobs, reranker, relevance, onStage: (stage, s) => metrics.observeSearchStage(stage, s) });
   const buckets = createBucketDomain({ cp, queue, blobs, net, config: cfg, logger, documents });
-  const services: Services = { config: cfg, logger, cp, index, blobs, embedder, reranker, net, auth, projects, ingest, documents, search, queue, jobs, webhookSecrets, attributes, buckets: buckets.service, metrics, evaluations,
+  const services: Services = { config: cfg, logger, cp, index, blobs, embedder, reranker, net, auth, projects, ingest, documents, search, queue, jobs, webhookSecrets, attributes, buckets: buckets.service, metrics, evaluations, recovery,
     rateCounters: new RateCounters(cp) };
 
   await phases.time('bootstrap', () => projects.bootstrap());
-  const removed = await phases.time('reconcile', () => documents.reconcileAll());
-  if (removed) logger.info({ removed }, 'reconcile removed orphan chunks');
 
   // Documents are parsed in child processes bounded in time and memory (one per worker slot).
   const fairSlots = cfg.workerFairSlots ?? 0;
@@ -176,11 +182,13 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   let closed = false;
   return {
     services, http, worker, internalWorker, maintainer,
+    startRecovery: () => { void recovery.start(); },
     startWorkers: () => { worker.start(); internalWorker.start(); evaluationWorker.start(); bucketWorker.start(); bucketMailWorker.start(); buckets.startSupervisor(); },
     async close() {
       if (closed) return;
       closed = true;
       leases.close(); // writes still waiting for another node's lease give up (their jobs are released)
+      await recovery.close();
       await http.close();
       await worker.stop();
       await internalWorker.stop();

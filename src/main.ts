@@ -23,6 +23,8 @@ async function main(): Promise<void> {
   const probes = config.role === 'worker' && config.probePort !== undefined ? await buildProbeServer(app.services) : undefined;
   await probes?.listen({ port: config.probePort, host: config.host });
   if (config.role !== 'api') app.startWorkers();
+  // Recovery after a crash (orphan chunks, interrupted deletes) is invisible to search: it runs behind readiness.
+  app.startRecovery();
   log.info({ port: config.port, role: config.role, dataDir: config.dataDir, controlPlane: app.services.cp.dialect,
     modules_ms: modulesMs, startup_ms: Math.round(performance.now()) }, 'docsearch started');
   let stopping = false;

@@ -21,6 +21,7 @@ import type { BucketService } from './buckets/bucket-service.ts';
 import type { Metrics } from './internal/metrics.ts';
 import type { RateCounters } from './storage/rate-counters.ts';
 import type { EvaluationService } from './evaluations/evaluation-service.ts';
+import type { StartupRecovery } from './documents/startup-recovery.ts';
 
 export interface Services {
   config: Config;
@@ -50,6 +51,8 @@ export interface Services {
   buckets: BucketService;
   /** Prometheus metrics of this process (GET /metrics). */
   metrics: Metrics;
+  /** Start-up reconcile of every namespace, running behind readiness; its progress is shown by /readyz. */
+  recovery?: StartupRecovery;
   /** Request-rate counters in the control plane, shared by API processes (docs/admission.md). */
   rateCounters?: RateCounters;
 }

@@ -36,6 +36,10 @@ export interface DeleteDocResponse {
 
 type DocRow = Selectable<DocumentsTable>;
 
+/** Orphan documents removed per index commit: one commit per batch instead of one per document, with the
+ * delete predicate kept to a few tens of kilobytes of SQL. */
+const ORPHAN_BATCH = 500;
+
 export function toDocInfo(r: DocRow): DocInfo {
   return {
     doc_id: r.doc_id, title: r.title, language: r.language, filename: r.filename, canonical_url: r.canonical_url,
@@ -110,37 +114,26 @@ export class DocumentService {
 
   /**
    * Reconcile one project's namespace: finish interrupted deletes, and remove data-plane rows whose
-   * document is neither committed nor being produced by an unfinished job.
-   * @returns number of orphan documents removed from the index
+   * document is neither committed nor being produced by an unfinished job (at most ORPHAN_BATCH
+   * documents per index commit). Safe while this or another node ingests into the namespace.
+   * @returns the interrupted deletes finished and the orphan documents removed from the index
    */
-  async reconcile(projectId: string, namespace: string): Promise<number> {
+  async reconcile(projectId: string, namespace: string): Promise<{ deletesFinished: number; orphansRemoved: number }> {
     const deleting = await this.deps.cp.db.selectFrom('documents').selectAll()
       .where('project_id', '=', projectId).where('state', '=', 'deleting').execute();
     for (const row of deleting) await this.purge(row, namespace);
     const indexed = await this.deps.index.listDocIds(namespace);
-    if (indexed.length === 0) return 0;
+    if (indexed.length === 0) return { deletesFinished: deleting.length, orphansRemoved: 0 };
     // Jobs first, documents second: a job that commits in between (done and its document row in one
     // transaction) is then seen in one of the two reads, never in neither (another node may be
-    // committing while this one starts and reconciles).
+    // committing while this one starts and reconciles). Document ids are never reused (a job's is a
+    // fresh UUID), so a document listed here cannot be produced by a job created after these reads.
     const inFlight = new Set((await this.deps.cp.db.selectFrom('jobs').select('doc_id')
       .where('project_id', '=', projectId).where('status', 'in', ['pending', 'processing']).execute()).map((r) => r.doc_id));
     const known = new Set((await this.deps.cp.db.selectFrom('documents').select('doc_id')
       .where('project_id', '=', projectId).execute()).map((r) => r.doc_id));
-    let removed = 0;
-    for (const docId of indexed) {
-      if (!known.has(docId) && !inFlight.has(docId)) {
-        await this.deps.index.deleteDocument(namespace, docId);
-        removed++;
-      }
-    }
-    return removed;
-  }
-
-  /** Reconcile every active project (start-up and periodic). */
-  async reconcileAll(): Promise<number> {
-    const projects = await this.deps.cp.db.selectFrom('projects').select(['id', 'namespace']).where('status', '=', 'active').execute();
-    let removed = 0;
-    for (const p of projects) removed += await this.reconcile(p.id, p.namespace);
-    return removed;
+    const orphans = indexed.filter((docId) => !known.has(docId) && !inFlight.has(docId));
+    for (let i = 0; i < orphans.length; i += ORPHAN_BATCH) await this.deps.index.deleteDocuments(namespace, orphans.slice(i, i + ORPHAN_BATCH));
+    return { deletesFinished: deleting.length, orphansRemoved: orphans.length };
   }
 }

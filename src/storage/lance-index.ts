@@ -75,6 +75,11 @@ export class LanceNamespaceIndex implements NamespaceIndex {
     return this.deleteWhere(namespace, `doc_id = ${sqlString(docId)}`);
   }
 
+  async deleteDocuments(namespace: string, docIds: string[]): Promise<number> {
+    if (docIds.length === 0) return 0;
+    return this.deleteWhere(namespace, `doc_id IN (${docIds.map(sqlString).join(', ')})`);
+  }
+
   async replaceDocuments(namespace: string, docIds: string[], rows: ChunkRecord[], signature: EmbeddingSignature): Promise<number> {
     this.check(namespace);
     return this.writes.replaceDocuments(namespace, docIds, rows, signature);

@@ -215,6 +215,8 @@ export interface NamespaceIndex {
   addChunks(namespace: string, rows: ChunkRecord[], signature: EmbeddingSignature): Promise<void>;
   /** Remove every chunk of a document; returns the number of rows (vectors) removed. */
   deleteDocument(namespace: string, docId: string): Promise<number>;
+  /** Remove every chunk of any of `docIds` in one commit (the reconciler's orphans); returns the rows removed. */
+  deleteDocuments(namespace: string, docIds: string[]): Promise<number>;
   /**
    * Replace every chunk of `docIds` by `rows` (the documents' new versions, ids `chunkId(doc_id, i)`) in
    * ONE commit: a read of the namespace sees each document either whole in its old version or whole in its

@@ -105,6 +105,7 @@ export async function startTestServer(opts: { backend?: Backend; env?: Record<st
     saveModelCache(dataDir);
     await handle.http.listen({ host: '127.0.0.1', port: 0 });
     if (opts.workers !== false) handle.startWorkers();
+    handle.startRecovery(); // as src/main.ts does once the process listens
   } catch (err) {
     await cleanup().catch(() => {});
     throw err;

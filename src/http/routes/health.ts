@@ -1,7 +1,7 @@
 // Liveness and readiness probes: /healthz answers while the process runs; /readyz probes each dependency
-// of this process's role — control plane, blob store, index (src/internal/readiness.ts) — and
-// reports the event-loop lag since the previous /readyz. Not ready is 503 backend_unavailable
-// with the per-dependency checks in `details`.
+// of this process's role — control plane, blob store, index (src/internal/readiness.ts) — and reports
+// the event-loop lag since the previous /readyz and the progress of start-up recovery (which readiness
+// never waits for). Not ready is 503 backend_unavailable with the per-dependency checks in `details`.
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.ts';
 import { eventLoopLag } from '../../internal/event-loop.ts';
@@ -15,7 +15,9 @@ export async function registerHealthRoutes(app: FastifyInstance, services: Servi
     const { cp, blobs, index, config } = services;
     const report = await checkReadiness({ role: config.role, cp, blobs, index, indexLocation });
     const event_loop_lag = eventLoopLag({ reset: true });
-    if (report.ready) return { status: 'ready', role: report.role, checks: report.checks, event_loop_lag };
+    // Reported, never waited for: nothing recovery does is visible to search (documents/startup-recovery.ts).
+    const recovery = services.recovery?.status();
+    if (report.ready) return { status: 'ready', role: report.role, checks: report.checks, event_loop_lag, ...(recovery ? { recovery } : {}) };
     const failed = Object.entries(report.checks).filter(([, c]) => c.status === 'failed');
     const message = `Not ready: ${failed.map(([name, c]) => `${name} unreachable (${c.error})`).join('; ')}.`;
     return reply.status(503).header('Retry-After', '5').send({
