@@ -37,6 +37,8 @@ export interface CrashOptions {
   databaseUrl?: string;
   /** Share of operations that ingest a heavy file (0..1; default 0). */
   heavyShare?: number;
+  /** Called after each iteration's checks with the report so far (running totals of a long run). */
+  onIteration?: (partial: CrashReport) => void;
 }
 
 export interface CrashReport {
@@ -251,6 +253,9 @@ export async function runCrashScenario(opts: CrashOptions): Promise<CrashReport>
       report.settleMs.push(state.lastSettleMs ?? 0);
       for (const v of violations) report.violations.push(`iteration ${report.iterations}: ${v}`);
       log(`iteration ${report.iterations}: window ${windowMs} ms, kill at ${killAt} ms, ${n} ops, restart ${report.restartMs.at(-1)} ms, jobs ${state.jobs.size}, violations ${violations.length}`);
+      report.jobsCreated = state.jobs.size;
+      report.durationMs = Date.now() - t0;
+      opts.onIteration?.(report);
       if (violations.length) break;
     }
     await server.kill('SIGTERM');

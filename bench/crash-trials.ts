@@ -3,7 +3,9 @@
 // once per backend with heavy files (8 MB unbroken text, zip bomb, 1,500-page PDF) mixed into the
 // ingests, and reports per backend: kills, jobs, lost / duplicated / half-visible documents, other
 // violations, restart time (spawn to /readyz) and recovery time (readyz to no job pending or
-// processing). PostgreSQL is the throwaway server of test/helpers/postgres.ts. JSON to bench/results/.
+// processing, start-up recovery finished). PostgreSQL is the throwaway server of test/helpers/postgres.ts.
+// Running totals go to stderr after every kill, and the JSON in bench/results/ is rewritten each time, so
+// a run stopped early reports the trials it completed.
 // Run: nice -n 10 npx tsx bench/crash-trials.ts [--iterations 200] [--backends sqlite,postgres]
 //      [--heavy 0.05] [--budget-s 7200] [--seed N]
 import fs from 'node:fs';
@@ -39,15 +41,27 @@ function summarise(backend: string, r: CrashReport) {
   };
 }
 
-const rows = [];
+const out = path.join(repoRoot, 'bench', 'results', `crash-trials-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+fs.mkdirSync(path.dirname(out), { recursive: true });
+const rows: Array<ReturnType<typeof summarise>> = [];
+/** The results file is rewritten after every iteration, so a run stopped early still reports its trials. */
+const save = (current?: ReturnType<typeof summarise>) => fs.writeFileSync(out, JSON.stringify(current ? [...rows, current] : rows, null, 2) + '\n');
 for (const backend of backends) {
   const db = backend === 'postgres' ? await createTestDatabase() : undefined;
   try {
     const report = await runCrashScenario({
       maxIterations: iterations, budgetMs, seed, heavyShare, databaseUrl: db?.url,
       log: (l) => console.error(`[${backend}] ${l}`),
+      onIteration: (partial) => {
+        const r = summarise(backend, partial);
+        save(r);
+        console.error(`[${backend}] running totals after ${r.kills} kills (${r.duration_s} s): ${r.jobs} jobs, ${r.heavy_ingests} heavy, ` +
+          `lost ${r.lost}, duplicated ${r.duplicated}, half-visible ${r.half_visible}, other ${r.other_violations}; ` +
+          `restart p50/max ${r.restart_ms.p50}/${r.restart_ms.max} ms, recovery p50/p95/max ${r.recovery_ms.p50}/${r.recovery_ms.p95}/${r.recovery_ms.max} ms`);
+      },
     });
     rows.push(summarise(backend, report));
+    save();
   } finally {
     await db?.drop().catch(() => undefined);
   }
@@ -57,7 +71,4 @@ console.log('\n| backend | kills | jobs | heavy | lost | duplicated | half-visib
 for (const r of rows) {
   console.log(`| ${r.backend} | ${r.kills} | ${r.jobs} | ${r.heavy_ingests} | ${r.lost} | ${r.duplicated} | ${r.half_visible} | ${r.other_violations} | ${r.restart_ms.p50}/${r.restart_ms.max} | ${r.recovery_ms.p50}/${r.recovery_ms.p95}/${r.recovery_ms.max} |`);
 }
-const out = path.join(repoRoot, 'bench', 'results', `crash-trials-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-fs.mkdirSync(path.dirname(out), { recursive: true });
-fs.writeFileSync(out, JSON.stringify(rows, null, 2) + '\n');
 process.exit(rows.some((r) => r.violations.length) ? 1 : 0);
