@@ -4,10 +4,12 @@
 // (interrupted deletes and orphan chunks reconciled, the jobs the kill left pending or processing
 // finished). Set-up writes P projects of D synthetic documents (C chunks each, SciFact sentences,
 // bench/lib/synthetic.ts) once into a kept data directory; each trial then uploads U small files per
-// project and deletes a few documents, SIGKILLs the real server (`node --import tsx src/main.ts`)
+// project and deletes documents, SIGKILLs the real server (`node --import tsx src/main.ts`)
 // while those run, and restarts it. The first start (after set-up, no kill) is reported as "clean".
 // Run: nice -n 10 npx tsx bench/restart-recovery.ts [--keep DIR] [--projects 6] [--docs 2000]
-//      [--chunks 8] [--trials 3] [--uploads 40] [--load-ms 4000] [--settle-s 120]
+//      [--chunks 8] [--trials 3] [--uploads 40] [--deletes 3] [--load-ms 4000] [--settle-s 120]
+// (--deletes: document deletes per project sent at once before each kill; those still running are
+// left half done, 'deleting', for recovery to finish)
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -27,13 +29,14 @@ const C = opt('--chunks', 8);
 const TRIALS = opt('--trials', 3);
 const UPLOADS = opt('--uploads', 40);
 const LOAD_MS = opt('--load-ms', 4000);
+const DELETES = opt('--deletes', 3);
 const SETTLE_MS = opt('--settle-s', 120) * 1000;
 const DOCS = path.resolve(repoRoot, '../shared/data/docs');
 const FILES = ['md/wiki.md', 'md/nested.md', 'txt/norwich-city.txt', 'html/example_01.html', 'txt/eng_afr_spa.txt'];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Project { projectId: string; apiKey: string; namespace: string }
-interface Kept { accountKey: string; secret: string; projects: Project[] }
+interface Kept { accountKey: string; secret: string; projects: Project[]; docs?: number; chunks?: number }
 
 /** Build the data directory once (or reuse a kept one). */
 async function setUp(): Promise<{ dataDir: string; kept: Kept }> {
@@ -54,7 +57,7 @@ async function setUp(): Promise<{ dataDir: string; kept: Kept }> {
   }
   const state = JSON.parse(fs.readFileSync(path.join(dir, 'bench-app.json'), 'utf8')) as { accountKey: string; secret: string };
   await app.close();
-  const kept: Kept = { ...state, projects };
+  const kept: Kept = { ...state, projects, docs: D, chunks: C };
   fs.writeFileSync(file, JSON.stringify(kept));
   return { dataDir: dir, kept };
 }
@@ -70,20 +73,25 @@ interface StartResult {
   /** Spawn to no ingest job pending or processing (capped at --settle-s). */
   jobsSettledMs: number;
   jobsAtStart: number;
+  /** Documents left half deleted by the kill. */
+  deletingAtStart: number;
 }
 
-function jobsOpen(dataDir: string): number {
+function countRows(dataDir: string, query: string): number {
   const db = new SQLite(path.join(dataDir, 'control.sqlite'), { readonly: true });
   try {
-    return (db.prepare(`select count(*) as n from jobs where kind = 'ingest' and status in ('pending', 'processing')`).get() as { n: number }).n;
+    return (db.prepare(query).get() as { n: number }).n;
   } finally {
     db.close();
   }
 }
+const jobsOpen = (dataDir: string) => countRows(dataDir, `select count(*) as n from jobs where kind = 'ingest' and status in ('pending', 'processing')`);
+const deletingDocs = (dataDir: string) => countRows(dataDir, `select count(*) as n from documents where state = 'deleting'`);
 
 async function startServer(dataDir: string, kept: Kept, port: number, logFile: string): Promise<{ child: ChildProcess; result: StartResult }> {
   fs.writeFileSync(logFile, '');
   const jobsAtStart = jobsOpen(dataDir);
+  const deletingAtStart = deletingDocs(dataDir);
   const fd = fs.openSync(logFile, 'a');
   const t0 = Date.now();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
@@ -129,7 +137,7 @@ async function startServer(dataDir: string, kept: Kept, port: number, logFile: s
   if (started) phases.modules = Number(started.modules_ms);
   const recovered = log.find((l) => l.msg === 'recovery finished');
   const recoveryLogMs = recovered ? Number(recovered.time) - t0 : undefined;
-  return { child, result: { listenMs, readyMs, searchMs, phases, recoveryLogMs, jobsSettledMs, jobsAtStart } };
+  return { child, result: { listenMs, readyMs, searchMs, phases, recoveryLogMs, jobsSettledMs, jobsAtStart, deletingAtStart } };
 }
 
 /** Uploads and deletes in every project, then SIGKILL while they run. */
@@ -143,8 +151,8 @@ async function loadAndKill(child: ChildProcess, origin: string, kept: Kept, tria
       ops.push(fetch(`${origin}/v3/docsearch/ingest`, { method: 'POST', body: data,
         headers: { ...auth, 'content-type': 'application/octet-stream', 'content-disposition': `attachment; filename="${trial}-${u}-${name}"` } }).catch(() => undefined));
     }
-    for (let d = 0; d < 3; d++) {
-      const doc = `syn-${String(trial * 3 + d).padStart(6, '0')}`;
+    for (let d = 0; d < DELETES; d++) {
+      const doc = `syn-${String(trial * DELETES + d).padStart(6, '0')}`;
       ops.push(fetch(`${origin}/v3/docsearch/docs/${doc}`, { method: 'DELETE', headers: auth }).catch(() => undefined));
     }
   }
@@ -176,13 +184,13 @@ child.kill('SIGTERM');
 await gone;
 
 const phaseNames = [...new Set(rows.flatMap((r) => Object.keys(r.phases)))];
-console.log(`data: ${P} projects × ${D} documents × ${C} chunks; ${UPLOADS} uploads per project and 3 deletes before each kill (${LOAD_MS} ms of load)`);
-console.log(`| start | jobs open | listen ms | /readyz ms | search p50/max ms | recovery log ms | jobs settled ms | ${phaseNames.join(' | ')} |`);
-console.log(`|---|---|---|---|---|---|---|${phaseNames.map(() => '---|').join('')}`);
+console.log(`data: ${kept.projects.length} projects × ${kept.docs ?? D} documents × ${kept.chunks ?? C} chunks; ${UPLOADS} uploads per project and ${DELETES} deletes before each kill (${LOAD_MS} ms of load)`);
+console.log(`| start | jobs open | deleting | listen ms | /readyz ms | search p50/max ms | recovery log ms | jobs settled ms | ${phaseNames.join(' | ')} |`);
+console.log(`|---|---|---|---|---|---|---|---|${phaseNames.map(() => '---|').join('')}`);
 for (const r of rows) {
-  console.log(`| ${r.start} | ${r.jobsAtStart} | ${r.listenMs} | ${r.readyMs} | ${pct(r.searchMs, 0.5)}/${Math.max(...r.searchMs)} | ${r.recoveryLogMs ?? '—'} | ${r.jobsSettledMs} | ${phaseNames.map((n) => r.phases[n] ?? '—').join(' | ')} |`);
+  console.log(`| ${r.start} | ${r.jobsAtStart} | ${r.deletingAtStart} | ${r.listenMs} | ${r.readyMs} | ${pct(r.searchMs, 0.5)}/${Math.max(...r.searchMs)} | ${r.recoveryLogMs ?? '—'} | ${r.jobsSettledMs} | ${phaseNames.map((n) => r.phases[n] ?? '—').join(' | ')} |`);
 }
 const out = path.join(repoRoot, 'bench', 'results', `restart-recovery-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
 fs.mkdirSync(path.dirname(out), { recursive: true });
-fs.writeFileSync(out, JSON.stringify({ projects: P, docs: D, chunks: C, uploads: UPLOADS, loadMs: LOAD_MS, rows }, null, 2) + '\n');
+fs.writeFileSync(out, JSON.stringify({ projects: kept.projects.length, docs: kept.docs ?? D, chunks: kept.chunks ?? C, uploads: UPLOADS, deletes: DELETES, loadMs: LOAD_MS, rows }, null, 2) + '\n');
 if (!keep) fs.rmSync(dataDir, { recursive: true, force: true });

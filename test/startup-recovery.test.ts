@@ -60,9 +60,7 @@ for (const backend of BACKENDS) {
 
           const ready = await api(base, undefined, 'GET', '/readyz');
           assert.equal(ready.status, 200);
-          const rec = (ready.body as { recovery: { status: string; namespaces: number; reconciled: number } }).recovery;
-          assert.equal(rec.status, 'running', 'recovery is still held up by the lease');
-          assert.ok(rec.reconciled < rec.namespaces);
+          assert.equal((ready.body as { recovery: { status: string } }).recovery.status, 'running', 'recovery is still held up by the lease');
 
           const search = async (key: string, query: string) => {
             const r = await api(base, key, 'POST', '/v3/docsearch/search', { query, format: 'json', min_relevance: 0 });

@@ -36,9 +36,11 @@ export interface DeleteDocResponse {
 
 type DocRow = Selectable<DocumentsTable>;
 
-/** Orphan documents removed per index commit: one commit per batch instead of one per document, with the
- * delete predicate kept to a few tens of kilobytes of SQL. */
-const ORPHAN_BATCH = 500;
+/**
+ * Documents removed per index commit by the reconciler (orphans, interrupted deletes): one commit per
+ * batch instead of one per document, with the delete predicate kept to a few tens of kilobytes of SQL.
+ */
+const RECONCILE_BATCH = 500;
 
 export function toDocInfo(r: DocRow): DocInfo {
   return {
@@ -99,6 +101,14 @@ export class DocumentService {
 
   private async purge(row: DocRow, namespace: string): Promise<DeleteDocResponse> {
     const vectors = await this.deps.index.deleteDocument(namespace, row.doc_id);
+    return { doc_id: row.doc_id, vectors_deleted: vectors, storage_deleted: await this.dropStored(row) };
+  }
+
+  /**
+   * What a purge does after the chunks are gone: the original and assets, the abbreviations, the row.
+   * @returns false when the blob store refused (logged; the row is removed all the same)
+   */
+  private async dropStored(row: DocRow): Promise<boolean> {
     let storageDeleted = true;
     try {
       await this.deps.blobs.delete(row.blob_key);
@@ -109,19 +119,25 @@ export class DocumentService {
     }
     await deleteAbbreviations(this.deps.cp.db, row.project_id, row.doc_id);
     await this.deps.cp.db.deleteFrom('documents').where('project_id', '=', row.project_id).where('doc_id', '=', row.doc_id).execute();
-    return { doc_id: row.doc_id, vectors_deleted: vectors, storage_deleted: storageDeleted };
+    return storageDeleted;
   }
 
   /**
    * Reconcile one project's namespace: finish interrupted deletes, and remove data-plane rows whose
-   * document is neither committed nor being produced by an unfinished job (at most ORPHAN_BATCH
+   * document is neither committed nor being produced by an unfinished job (at most RECONCILE_BATCH
    * documents per index commit). Safe while this or another node ingests into the namespace.
    * @returns the interrupted deletes finished and the orphan documents removed from the index
    */
   async reconcile(projectId: string, namespace: string): Promise<{ deletesFinished: number; orphansRemoved: number }> {
     const deleting = await this.deps.cp.db.selectFrom('documents').selectAll()
       .where('project_id', '=', projectId).where('state', '=', 'deleting').execute();
-    for (const row of deleting) await this.purge(row, namespace);
+    // Interrupted deletes, in the order a delete runs (chunks, then stored files and row), with one index
+    // commit per RECONCILE_BATCH documents instead of one each.
+    for (let i = 0; i < deleting.length; i += RECONCILE_BATCH) {
+      const batch = deleting.slice(i, i + RECONCILE_BATCH);
+      await this.deps.index.deleteDocuments(namespace, batch.map((r) => r.doc_id));
+      for (const row of batch) await this.dropStored(row);
+    }
     const indexed = await this.deps.index.listDocIds(namespace);
     if (indexed.length === 0) return { deletesFinished: deleting.length, orphansRemoved: 0 };
     // Jobs first, documents second: a job that commits in between (done and its document row in one
@@ -133,7 +149,7 @@ export class DocumentService {
     const known = new Set((await this.deps.cp.db.selectFrom('documents').select('doc_id')
       .where('project_id', '=', projectId).execute()).map((r) => r.doc_id));
     const orphans = indexed.filter((docId) => !known.has(docId) && !inFlight.has(docId));
-    for (let i = 0; i < orphans.length; i += ORPHAN_BATCH) await this.deps.index.deleteDocuments(namespace, orphans.slice(i, i + ORPHAN_BATCH));
+    for (let i = 0; i < orphans.length; i += RECONCILE_BATCH) await this.deps.index.deleteDocuments(namespace, orphans.slice(i, i + RECONCILE_BATCH));
     return { deletesFinished: deleting.length, orphansRemoved: orphans.length };
   }
 }

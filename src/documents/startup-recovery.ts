@@ -64,6 +64,7 @@ export class StartupRecovery {
   private async run(): Promise<RecoveryStatus> {
     const t0 = performance.now();
     const { logger } = this.deps;
+    this.state.status = 'running'; // before the first await: /readyz never shows 'pending' once started
     let left: Array<{ id: string; namespace: string }> = [];
     try {
       left = await this.deps.cp.db.selectFrom('projects').select(['id', 'namespace']).where('status', '=', 'active').orderBy('id').execute();
@@ -72,7 +73,7 @@ export class StartupRecovery {
       this.state = { ...this.state, status: 'failed', ms: Math.round(performance.now() - t0) };
       return this.status();
     }
-    this.state = { ...this.state, status: 'running', namespaces: left.length };
+    this.state.namespaces = left.length;
     for (let pass = 0; pass <= RETRY_PASSES && left.length && !this.stop.signal.aborted; pass++) {
       if (pass > 0) await this.pause(this.deps.retryPauseMs ?? RETRY_PAUSE_MS);
       const failed: typeof left = [];
