@@ -142,8 +142,8 @@ export class DocumentService {
     if (indexed.length === 0) return { deletesFinished: deleting.length, orphansRemoved: 0 };
     // Jobs first, documents second: a job that commits in between (done and its document row in one
     // transaction) is then seen in one of the two reads, never in neither (another node may be
-    // committing while this one starts and reconciles). Document ids are never reused (a job's is a
-    // fresh UUID), so a document listed here cannot be produced by a job created after these reads.
+    // committing while this one starts and reconciles). A job created after these reads writes rows of a
+    // fresh document id (not listed here) or, replacing a source, of a document whose row exists (known).
     const inFlight = new Set((await this.deps.cp.db.selectFrom('jobs').select('doc_id')
       .where('project_id', '=', projectId).where('status', 'in', ['pending', 'processing']).execute()).map((r) => r.doc_id));
     const known = new Set((await this.deps.cp.db.selectFrom('documents').select('doc_id')
