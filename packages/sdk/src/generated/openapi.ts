@@ -143,7 +143,7 @@ export interface paths {
         put?: never;
         /**
          * Create a bulk-ingest task for a bucket or prefix
-         * @description Body: source {type s3|gcs, bucket, prefix?, region?, endpoint?, credentials}, filter_glob?, dry_run?, acknowledge_egress_cost?. Header X-Completion: pipe-separated webhook URLs / e-mail addresses (≤ 1024 bytes).
+         * @description Body: source {type s3|gcs, bucket, prefix?, region?, endpoint?, credentials}, filter_glob?, dry_run?, acknowledge_egress_cost?, and the sync extension {delete_missing?, interval_seconds?} (docs/sync.md). Header X-Completion: pipe-separated webhook URLs / e-mail addresses (≤ 1024 bytes).
          */
         post: operations["createBucketIngest"];
         delete?: never;
@@ -449,6 +449,7 @@ export interface components {
             project_id: string;
             /** @description Paused task: the phase resume returns to. */
             resume_state: string | null;
+            /** @description 1 for the first run; +1 per retryFailed re-run and per sync run. */
             run: number;
             source: {
                 bucket: string;
@@ -461,6 +462,17 @@ export interface components {
             state: "created" | "queued_org" | "listing" | "materialising" | "done" | "done_with_errors" | "failed" | "paused_credit_exhausted" | "paused_credential_error" | "paused_destination_credential_error" | "paused_egress_quota_exhausted" | "paused_user";
             state_description: string;
             stop_reason: string | null;
+            sync: null | {
+                delete_missing: boolean;
+                files_changed: number;
+                files_deleted: number;
+                files_failed: number;
+                files_new: number;
+                files_unchanged: number;
+                interval_seconds: number | null;
+                /** @description Start of the next run of a repeating task; null while a run is under way or none is scheduled. */
+                next_run_at: string | null;
+            };
             updated_at: string;
         };
         DocInfo: {
@@ -2063,6 +2075,8 @@ export interface operations {
                 "X-Project-ID"?: string;
                 /** @description Public http(s) URL the service fetches instead of reading a body. */
                 "X-Remote-URL"?: string;
+                /** @description Extension: 1-1024 characters naming where the file comes from in your system (a path, a record id). Ingesting the same X-Source-ID again replaces that document under the same doc_id in one step; identical content is a no-op answered with the existing document (docs/sync.md). */
+                "X-Source-ID"?: string;
                 /** @description JSON object of string to string (at most 32 keys [A-Za-z0-9_]{1,64}, values up to 1024, 16384 characters in all); filtered by unencrypted_strings_match. */
                 "X-Unencrypted-Strings"?: string;
             };
@@ -2187,6 +2201,13 @@ export interface operations {
                         prefix?: string;
                         region?: string;
                         type: "s3" | "gcs";
+                    };
+                    /** @description Extension (docs/sync.md): sync mode. Objects whose ETag and size match the document the namespace holds from them are skipped, changed ones replace their document under the same doc_id, new ones are ingested. */
+                    sync?: {
+                        /** @description Delete the documents of this bucket, prefix and glob whose objects are gone (after a complete listing only). Default false. */
+                        delete_missing?: boolean;
+                        /** @description Start the next run this many seconds after a run ends; absent = one run. */
+                        interval_seconds?: number;
                     };
                 };
             };
