@@ -120,3 +120,13 @@ test('admissiblePrefix: no hit past it is ever admitted, whatever the expanded s
     assert.ok(r.admitted.every((a) => a.index < n), `max ${max}`);
   }
 });
+
+test('past the target a cluster admits only documents the context does not hold yet', () => {
+  // a and b are in; the tie at the cut holds more of a, one hit of c, more of b: only c's passes the target.
+  const items = [item('a', 0.9, 400), item('b', 0.62, 400), item('a', 0.61, 400), item('c', 0.60, 400), item('b', 0.59, 400)];
+  const r = admitWithinBudget(items, { target: 800, max: 5000 });
+  assert.deepEqual(r.admitted.map((a) => a.index), [0, 1, 3]);
+  assert.equal(r.grewForCluster, true);
+  assert.equal(r.tokens, 1200);
+  assert.equal(r.dropped, 2);
+});

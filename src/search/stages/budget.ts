@@ -5,8 +5,9 @@
 // expanded forms first, the first hits' neighbours could fill the budget and leave out the ninth hit at 0.37; docs/search.md
 // "Token budget"). At the first hit whose core does not fit the result is cut — except that the
 // budget may grow toward `max_tokens` to finish a tight cluster: when the hits around the cut (scores
-// within CLUSTER_MARGIN of the last admitted one) come from at least two documents, the rest of that
-// cluster is admitted while it fits `max_tokens` — provided the last admitted hit is probably relevant
+// within CLUSTER_MARGIN of the last admitted one) come from at least two documents, the cluster's hits of
+// documents the context does not hold yet are admitted while they fit `max_tokens` (one tie does not leave
+// a document out; it adds nothing of the documents already in) — provided the last admitted hit is probably relevant
 // (score ≥ CLUSTER_MIN_SCORE): a tie among hits the service itself deems irrelevant, which is what a request
 // with a low `min_relevance` meets at its cut, is no reason to pass the target. Every hit that passed the relevance filters but was not
 // admitted counts in `results_dropped`.
@@ -132,9 +133,12 @@ export function admitWithinBudget(items: BudgetItem[], budget: { target: number;
     for (const a of admitted) if (items[a.index].score <= anchor + margin) clusterDocs.add(items[a.index].docId);
     for (let j = i; j < end; j++) clusterDocs.add(items[j].docId);
     if (end > i && clusterDocs.size >= 2) {
-      while (i < end && tryAdmit(i, budget.max)) {
+      // Past the target, only for documents the context does not hold yet: the rule keeps a tie from
+      // leaving a document out, it is no reason to add more of the documents already in.
+      for (let j = i; j < end; j++) {
+        if (docsIn.has(items[j].docId)) continue;
+        if (!tryAdmit(j, budget.max)) break;
         grewForCluster = true;
-        i++;
       }
     }
   }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { StoredChunk } from '../../storage/namespace-index.ts';
 import type { FusedChunk } from '../types.ts';
-import { groupRegions } from './group-regions.ts';
+import { groupRegions, MAX_MERGE_GAP, MAX_REGION_TOKENS } from './group-regions.ts';
 
 const fc = (doc: string, i: number, set: number, rrf: number, ann: number | null, bm25: number | null): FusedChunk => ({
   chunk: { id: `${doc}:${i}`, doc_id: doc, source_job_id: 'j', chunk_index: i, chunkset_index: set, page_start: i + 1, page_end: i + 1, heading_path: '', content: `c${i}`, token_count: 10 } satisfies StoredChunk,
@@ -54,4 +54,12 @@ test('with a strength predicate, strong chunks group only with strong ones and w
   // A weak chunk never bridges two strong ones: 2 and 4 around weak 3 stay apart even with a gap of one.
   const bridged = groupRegions([fc('t', 2, 0, 0.03, 0.5, 1), fc('t', 4, 0, 0.02, 0.5, 1), fc('t', 3, 0, 0.01, 0.5, 1)], 1, (f) => f.chunk.chunk_index !== 3);
   assert.deepEqual(bridged.map((r) => [r.from, r.to]), [[2, 2], [4, 4], [3, 3]]);
+});
+
+test('a run of retrieved chunks longer than maxTokens is cut into regions of at most that many tokens', () => {
+  const run = [0, 1, 2, 3, 4, 5, 6].map((i) => fc('a', i, 0, 0.01 * (10 - i), 0.5, 1));
+  // 10 tokens a chunk: at most 30 a region.
+  assert.deepEqual(groupRegions(run, MAX_MERGE_GAP, undefined, 30).map((r) => [r.from, r.to]), [[0, 2], [3, 5], [6, 6]]);
+  assert.deepEqual(groupRegions(run).map((r) => [r.from, r.to]), [[0, 6]], 'the default (MAX_REGION_TOKENS) keeps 70 tokens whole');
+  assert.ok(MAX_REGION_TOKENS >= 70);
 });
