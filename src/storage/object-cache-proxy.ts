@@ -85,6 +85,7 @@ export class ObjectCacheProxy {
     this.cache = new BlockCache(opts);
     this.upstream = new S3Upstream(opts.s3);
     this.server = http.createServer((req, res) => {
+      req.on('error', () => res.destroy());
       this.handle(req, res).catch((err) => {
         if (!res.headersSent) xmlError(res, 502, 'InternalError', String((err as Error)?.message ?? err).replace(/[<&]/g, ' '));
         else res.destroy();
@@ -127,6 +128,9 @@ export class ObjectCacheProxy {
     delete headers['keep-alive'];
     delete headers['transfer-encoding'];
     res.writeHead(up.status, headers as http.OutgoingHttpHeaders);
+    // A store connection or a client that goes away mid-body ends the other side, never the thread.
+    up.body.on('error', () => res.destroy());
+    res.on('close', () => { if (!up.body.readableEnded) up.body.destroy(); });
     up.body.pipe(res);
   }
 
