@@ -1,19 +1,23 @@
-// FinanceBench through the evaluation API, beside the direct benchmark: the filings of the chosen sets
-// in one namespace (bench/lib/answers-sets.ts, ingested once and kept with --keep), each set's questions
-// sent as ONE evaluation (POST /v3/docsearch/evaluations; doc_id + evidence pages; variants: the default
-// search, and searchInDoc on the question's filing), and the same questions asked directly the way
-// bench/answers.ts asks them (bench/lib/answers-run.ts). Prints both rows per set and variant and whether
-// the judged figures agree (found in context, mean tokens, nDCG@10, recall@10, empty, misses by cause;
-// latency differs by design: the API times the search in process, the benchmark through HTTP inject).
+// The answer-in-context benchmark's questions through the evaluation API, beside the direct benchmark.
+// FinanceBench: the filings of the chosen sets in one namespace (bench/lib/answers-sets.ts, ingested once
+// and kept with --keep), each set's questions sent as ONE evaluation (POST /v3/docsearch/evaluations;
+// doc_id + evidence pages; variants: the default search, and searchInDoc on the question's filing).
+// XQuAD (opt-in): the benchmark's namespaces of N paragraphs, one evaluation per namespace (doc_id +
+// answer strings), found shares and tokens pooled over the namespaces. The same questions are also asked
+// directly the way bench/answers.ts asks them (bench/lib/answers-run.ts). Prints both rows per case and
+// whether the judged figures agree (found in context, mean tokens, empty contexts; for FinanceBench also
+// nDCG@10, recall@10 and the misses by cause — XQuAD's benchmark ranks documents, the API hits; latency
+// differs by design: the API times the search in process, the benchmark through HTTP inject).
 // Usage:
-//   npx tsx bench/answers-api.ts [--fb-sets financebench-dev] [--keep DIR] [--body JSON]
+//   npx tsx bench/answers-api.ts [--sets financebench,xquad] [--fb-sets financebench-dev] [--langs en] [--sizes 10]
+//                                [--limit N] [--keep DIR] [--body JSON]
 //   --keep DIR   reuse the app's data directory (the 43 filings are ingested once, ≈6–8 min)
 //   --body JSON  request fields of both sides (e.g. '{"min_relevance":0.4}')
 import { initAnalysis } from '../src/analysis/analyzer.ts';
 import { startBenchApp, type BenchApp } from './lib/bench-app.ts';
 import { Calibration } from './lib/answers-common.ts';
 import { runCase, type Row } from './lib/answers-run.ts';
-import { financebenchCases, type EvalCase } from './lib/answers-sets.ts';
+import { financebenchCases, xquadCases, type EvalCase } from './lib/answers-sets.ts';
 import { writeResult } from './lib/beir.ts';
 import type { EvaluationView, VariantReport } from '../src/evaluations/types.ts';
 
@@ -21,26 +25,33 @@ const arg = (name: string, dflt: string) => {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : dflt;
 };
+const sets = arg('--sets', 'financebench').split(',');
 const fbSets = arg('--fb-sets', 'financebench-dev').split(',');
+const langs = arg('--langs', 'en').split(',');
+const sizes = arg('--sizes', '10').split(',').map(Number);
+const limit = Number(arg('--limit', '100'));
 const keepDir = arg('--keep', '') || undefined;
 const body = JSON.parse(arg('--body', '{}')) as Record<string, unknown>;
 
-/** One evaluation of `c`'s questions through the API, waited for. */
-async function evaluate(app: BenchApp, c: EvalCase): Promise<EvaluationView> {
-  const key = c.questions[0].project.apiKey;
+/**
+ * One evaluation of questions of one project through the API, waited for.
+ * @param variants the evaluation's variants (each gets --body)
+ */
+async function evaluate(app: BenchApp, name: string, questions: EvalCase['questions'], variants: Array<Record<string, unknown>>): Promise<EvaluationView> {
+  const key = questions[0].project.apiKey;
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  const cases = c.questions.map((q) => ({ id: q.id, query: q.text, doc_id: q.expectation!.docId, pages: q.expectation!.pages }));
+  const cases = questions.map((q) => ({ id: q.id, query: q.text, doc_id: q.expectation!.docId, pages: q.expectation!.pages, answers: q.expectation!.answers }));
   const res = await app.handle.http.inject({
     method: 'POST', url: '/v3/docsearch/evaluations', headers,
-    payload: JSON.stringify({ name: c.name, cases, variants: [{ name: 'search', ...body }, { name: 'searchInDoc', search_in_doc: true, ...body }] }),
+    payload: JSON.stringify({ name, cases, variants: variants.map((v) => ({ ...v, ...body })) }),
   });
   if (res.statusCode !== 202) throw new Error(`evaluation ${res.statusCode}: ${res.body}`);
   const id = (res.json() as EvaluationView).evaluation_id;
   for (;;) {
     const ev = (await app.handle.http.inject({ method: 'GET', url: `/v3/docsearch/evaluations/${id}`, headers })).json() as EvaluationView;
     if (ev.status !== 'pending' && ev.status !== 'running') return ev;
-    process.stderr.write(`\r${c.name}: ${ev.progress.done}/${ev.progress.total}`);
-    await new Promise((r) => setTimeout(r, 1000));
+    process.stderr.write(`\r${name}: ${ev.progress.done}/${ev.progress.total}`);
+    await new Promise((r) => setTimeout(r, 250));
   }
 }
 
@@ -53,18 +64,44 @@ function apiRow(name: string, v: VariantReport): Row {
   };
 }
 
+/** An XQuAD case: one evaluation per namespace, pooled; beside the direct benchmark's row. */
+async function xquadRows(app: BenchApp, c: EvalCase): Promise<Array<Record<string, unknown>>> {
+  const asked = c.questions.filter((q) => q.expectation?.answers?.length);
+  const byProject = new Map<string, EvalCase['questions']>();
+  for (const q of asked) byProject.set(q.project.projectId, [...(byProject.get(q.project.projectId) ?? []), q]);
+  const found: boolean[] = [], tokens: number[] = [];
+  let empty = 0;
+  for (const [i, qs] of [...byProject.values()].entries()) {
+    const ev = await evaluate(app, `${c.name} #${i}`, qs, [{ name: 'default' }]);
+    if (ev.status !== 'done') throw new Error(`evaluation ${ev.status}: ${JSON.stringify(ev.error)}`);
+    const v = ev.report!.variants[0];
+    for (const pc of v.per_case) { found.push(pc.found); tokens.push(pc.tokens); }
+    empty += v.empty_contexts;
+  }
+  process.stderr.write('\n');
+  const direct = await runCase(app, { ...c, questions: asked }, 'plain', new Calibration(), { body });
+  const n = Math.max(1, found.length);
+  const round3 = (x: number) => Math.round(x * 1000) / 1000;
+  const api = { in_context: round3(found.filter(Boolean).length / n), tokens: Math.round(tokens.reduce((a, b) => a + b, 0) / n), empty: round3(empty / n) };
+  const same = direct.in_context === api.in_context && direct.tokens === api.tokens && direct.empty === api.empty;
+  return [
+    { source: 'bench:answers', ...direct, misses: '' },
+    { source: 'evaluation API', case: c.name, form: 'plain', n: found.length, ...api, p50_ms: '', ndcg10: '', recall10: '', misses: '', agree: same ? 'yes' : 'NO' },
+  ];
+}
+
 async function main(): Promise<void> {
   await initAnalysis();
   const app = await startBenchApp({ workers: true, keepDir });
   const table: Array<Record<string, unknown>> = [];
   const out: Array<{ direct: Row; api: Row; api_report: Omit<VariantReport, 'per_case'> }> = [];
   try {
-    const cases = await financebenchCases(app, fbSets);
-    for (const set of fbSets) {
+    const cases = sets.includes('financebench') ? await financebenchCases(app, fbSets) : [];
+    for (const set of sets.includes('financebench') ? fbSets : []) {
       const overNs = cases.find((c) => c.name === `${set} search`)!;
       const inDoc = cases.find((c) => c.name === `${set} searchInDoc`)!;
       const t0 = performance.now();
-      const ev = await evaluate(app, overNs);
+      const ev = await evaluate(app, overNs.name, overNs.questions, [{ name: 'search' }, { name: 'searchInDoc', search_in_doc: true }]);
       console.error(`\n${set}: evaluation ${ev.status} in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
       if (ev.status !== 'done') throw new Error(`evaluation ${ev.status}: ${JSON.stringify(ev.error)}`);
       for (const [c, v] of [[overNs, ev.report!.variants[0]], [inDoc, ev.report!.variants[1]]] as const) {
@@ -79,6 +116,7 @@ async function main(): Promise<void> {
         console.log(`  reliability ${v.reliability.map((b) => `${b.from.toFixed(1)}–${b.to.toFixed(1)} n=${b.n} score ${b.mean_score} → ${b.observed}`).join('; ')}`);
       }
     }
+    if (sets.includes('xquad')) for (const l of langs) for (const c of await xquadCases(app, l, sizes, limit)) table.push(...(await xquadRows(app, c)));
   } finally {
     await app.close();
   }

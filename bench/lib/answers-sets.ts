@@ -94,6 +94,8 @@ export async function xquadCases(app: BenchApp, lang: string, sizes: number[], l
         const rel = qrels.get(qid)!;
         questions.push({
           id: qid, text: qText.get(qid)!, project, qrels: rel,
+          // The same rule as judgeOf({docId, answers}) where the question has one paragraph (always in XQuAD).
+          ...(rel.size === 1 ? { expectation: { docId: [...rel.keys()][0], answers: answers.get(qid) ?? [] } } : {}),
           relevant: (h) => rel.has(h.doc_id) && gold.some((a) => norm(h.content).includes(a)),
           inContext: (ctx) => gold.some((a) => norm(ctx).includes(a)),
         });
