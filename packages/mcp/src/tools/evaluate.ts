@@ -38,7 +38,8 @@ export function registerEvaluateTool(server: McpServer, client: DocsearchClient)
       name: z.string().optional(),
       timeout_seconds: z.number().int().min(1).max(3600).optional().describe('Give up waiting after this long (default 600)'),
     }),
-    annotations: { readOnlyHint: true, openWorldHint: false },
+    // It stores an evaluation (readable later through the API), and changes no document.
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   }, async (a, extra) => guarded(async () => {
     const { timeout_seconds, ...body } = a;
     const signal = AbortSignal.any([AbortSignal.timeout(1000 * (timeout_seconds ?? 600)), extra.signal]);
