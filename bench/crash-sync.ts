@@ -2,8 +2,8 @@
 // objects and kills: `npx tsx bench/crash-sync.ts [--objects 200] [--kills 3] [--seed N] [--postgres URL]`.
 // The real server runs as a child process (crash-harness.ts ServerProcess) against an S3-protocol server
 // (test/helpers/s3-server.ts). Run 1 syncs N objects; then D = N/10 objects change, D are deleted and D
-// are added, and run 2 syncs again with delete_missing. Each run is SIGKILLed at random moments and the
-// server restarted. After each run: the task is done with exact counts (run 1: N new; run 2: D new,
+// are added, and run 2 syncs again with delete_missing. Each run is SIGKILLed at random moments (`--kills`
+// per run) and the server restarted. After each run: the task is done with exact counts (run 1: N new; run 2: D new,
 // D changed, N−2D unchanged, D deleted, none failed), the namespace holds one document per object and no
 // other, each document's bytes hash is its object's current one (nothing lost, nothing stale), its
 // chunks in the index match its recorded count, and no chunk lacks a document.
@@ -20,8 +20,8 @@ import { openLanceIndex } from '../src/storage/lance-index.ts';
 
 export interface SyncCrashOptions {
   objects: number;
-  /** SIGKILLs per run, each at a random moment of it. */
-  killsPerRun: number;
+  /** SIGKILLs in each of the two runs ([first, second]), each at a random moment of it. */
+  kills: [number, number];
   seed?: number;
   databaseUrl?: string;
   log?: (line: string) => void;
@@ -71,14 +71,14 @@ export async function runSyncCrash(opts: SyncCrashOptions): Promise<SyncCrashRep
       body: JSON.stringify({ name: 'crash-sync', product: 'docsearch', protected: false }) })).json() as { api_key: string; namespace: string };
     const auth = { authorization: `Bearer ${project.api_key}`, 'content-type': 'application/json' };
 
-    const syncRun = async (expected: Record<string, number>) => {
+    const syncRun = async (kills: number, expected: Record<string, number>) => {
       const t0 = Date.now();
       const created = await (await fetch(`${origin}/v3/docsearch/ingestBucket`, { method: 'POST', headers: auth, body: JSON.stringify({
         source: { type: 's3', bucket, prefix: 'kb/', endpoint: s3.endpoint, region: s3.region, credentials: { access_key_id: s3.accessKeyId, secret_access_key: s3.secretAccessKey } },
         sync: { delete_missing: true },
       }) })).json() as { bucket_ingest_task_id: string };
       const id = created.bucket_ingest_task_id;
-      for (let k = 0; k < opts.killsPerRun; k++) {
+      for (let k = 0; k < kills; k++) {
         const at = 200 + Math.floor(rand() * 2500);
         await sleep(at);
         await server.kill('SIGKILL');
@@ -128,13 +128,13 @@ export async function runSyncCrash(opts: SyncCrashOptions): Promise<SyncCrashRep
       }
     };
 
-    await syncRun({ new: n, changed: 0, unchanged: 0, deleted: 0, failed: 0 });
+    await syncRun(opts.kills[0], { new: n, changed: 0, unchanged: 0, deleted: 0, failed: 0 });
     await put(Array.from({ length: d }, (_, i) => [key(i), text(i, 1)]));
     const gone = Array.from({ length: d }, (_, i) => key(d + i));
     await s3.deleteObjects(bucket, gone);
     for (const k of gone) objects.delete(k);
     await put(Array.from({ length: d }, (_, i) => [key(n + i), text(n + i, 0)]));
-    await syncRun({ new: d, changed: d, unchanged: n - 2 * d, deleted: d, failed: 0 });
+    await syncRun(opts.kills[1], { new: d, changed: d, unchanged: n - 2 * d, deleted: d, failed: 0 });
     await server.kill('SIGTERM');
   } finally {
     await server.kill('SIGKILL');
@@ -147,7 +147,7 @@ export async function runSyncCrash(opts: SyncCrashOptions): Promise<SyncCrashRep
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const arg = (name: string) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : undefined; };
   const report = await runSyncCrash({
-    objects: Number(arg('--objects') ?? 200), killsPerRun: Number(arg('--kills') ?? 3),
+    objects: Number(arg('--objects') ?? 200), kills: [Number(arg('--kills') ?? 3), Number(arg('--kills') ?? 3)],
     seed: arg('--seed') ? Number(arg('--seed')) : undefined, databaseUrl: arg('--postgres'), log: (l) => console.error(l),
   });
   console.log(JSON.stringify(report, null, 2));

@@ -31,7 +31,7 @@ for (const backend of BACKENDS) {
       s3 = await startS3Server();
       await s3.createBucket(bucket);
       await s3.putObjects(bucket, [...Array.from({ length: N }, (_, i) => [key(i), text(i)] as [string, string]), ['kb/skip.bin', 'x']]);
-      server = await startTestServer({ backend, env: { DOCSEARCH_ALLOWED_PRIVATE_HOSTS: '127.0.0.1' } });
+      server = await startTestServer({ backend, env: { DOCSEARCH_ALLOWED_PRIVATE_HOSTS: '127.0.0.1', DOCSEARCH_WORKER_CONCURRENCY: '4' } });
     });
     after(async () => {
       await server?.close();
