@@ -37,6 +37,8 @@ export interface CrashOptions {
   databaseUrl?: string;
   /** Share of operations that ingest a heavy file (0..1; default 0). */
   heavyShare?: number;
+  /** Longest wait for a (re)start's /readyz, ms (default 120 000; a loaded 2-core machine needs more). */
+  startTimeoutMs?: number;
   /** Called after each iteration's checks with the report so far (running totals of a long run). */
   onIteration?: (partial: CrashReport) => void;
 }
@@ -98,22 +100,22 @@ export class ServerProcess {
   proc?: ChildProcess;
   constructor(private readonly env: Record<string, string>, private readonly logFile: string, private readonly origin: string) {}
 
-  /** Spawn and wait for /readyz. @returns start-up time, ms */
-  async start(): Promise<number> {
+  /** Spawn and wait for /readyz (at most `timeoutMs`). @returns start-up time, ms */
+  async start(timeoutMs = 120_000): Promise<number> {
     const t0 = Date.now();
     const fd = fs.openSync(this.logFile, 'a');
     this.proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: repoRoot, env: { ...process.env, ...this.env }, stdio: ['ignore', fd, fd] });
     fs.closeSync(fd);
     let exited = false;
     this.proc.once('exit', () => { exited = true; });
-    while (Date.now() - t0 < 120_000) {
+    while (Date.now() - t0 < timeoutMs) {
       if (exited) throw new Error(`server exited during start-up:\n${fs.readFileSync(this.logFile, 'utf8').slice(-3000)}`);
       try {
         if ((await fetch(`${this.origin}/readyz`)).status === 200) return Date.now() - t0;
       } catch { /* not listening yet */ }
       await sleep(50);
     }
-    throw new Error('server did not become ready within 120 s');
+    throw new Error(`server did not become ready within ${timeoutMs / 1000} s`);
   }
 
   async kill(signal: NodeJS.Signals): Promise<void> {
@@ -149,7 +151,7 @@ export async function runCrashScenario(opts: CrashOptions): Promise<CrashReport>
     docDeletes: 0, idempotentPairs: 0, atKill: { pending: 0, processing: 0, deleting: 0 }, webhookEvents: 0, settleMs: [], heavyIngests: 0, violations: [] };
   const heavyInputs = (opts.heavyShare ?? 0) > 0 ? await heavy() : [];
   try {
-    report.restartMs.push(await server.start());
+    report.restartMs.push(await server.start(opts.startTimeoutMs));
     const created = await fetch(`${origin}/v3/projects`, { method: 'POST', headers: { authorization: `Bearer ${accountKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'crash', product: 'docsearch', protected: false }) });
     const project = await created.json() as { id: string; api_key: string; namespace: string };
@@ -247,7 +249,7 @@ export async function runCrashScenario(opts: CrashOptions): Promise<CrashReport>
       report.atKill.pending += counts.find((c) => c.status === 'pending')?.n ?? 0;
       report.atKill.processing += counts.find((c) => c.status === 'processing')?.n ?? 0;
       report.atKill.deleting += (await withControlReader(dataDir, opts.databaseUrl, (r) => r.all<{ n: number }>(`select count(*) as n from documents where state = 'deleting'`)))[0].n;
-      report.restartMs.push(await server.start());
+      report.restartMs.push(await server.start(opts.startTimeoutMs));
       report.iterations++;
       const violations = await checkInvariants(state, 90_000);
       report.settleMs.push(state.lastSettleMs ?? 0);
@@ -265,6 +267,9 @@ export async function runCrashScenario(opts: CrashOptions): Promise<CrashReport>
     report.jobsFailed = byStatus.find((c) => c.status === 'failed')?.n ?? 0;
     report.webhookEvents = receiver.eventCount();
     if (state.idempotencyMismatches.length) report.violations.push(`Idempotency-Key returned different jobs: ${state.idempotencyMismatches.join(', ')}`);
+  } catch (err) {
+    report.violations.push(`harness failed: ${String(err)}`); // keeps the data dir for inspection
+    throw err;
   } finally {
     await server.kill('SIGKILL');
     await receiver.close();

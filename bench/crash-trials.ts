@@ -35,7 +35,9 @@ function summarise(backend: string, r: CrashReport) {
     backend, seed: r.seed, kills: r.iterations, jobs: r.jobsCreated, done: r.jobsDone, failed: r.jobsFailed, heavy_ingests: r.heavyIngests,
     cancels: r.cancels, doc_deletes: r.docDeletes, lost, duplicated, half_visible: halfVisible,
     other_violations: r.violations.length - lost - duplicated - halfVisible - count(r, /data dir kept/),
-    restart_ms: { p50: pct(r.restartMs, 0.5), max: Math.max(...r.restartMs) },
+    // restartMs[0] is the first, clean start; the others are restarts after a kill.
+    first_start_ms: r.restartMs[0] ?? 0,
+    restart_ms: { p50: pct(r.restartMs.slice(1), 0.5), max: Math.max(0, ...r.restartMs.slice(1)) },
     recovery_ms: { p50: pct(r.settleMs, 0.5), p95: pct(r.settleMs, 0.95), max: Math.max(0, ...r.settleMs) },
     at_kill: r.atKill, duration_s: Math.round(r.durationMs / 1000), violations: r.violations.slice(0, 20),
   };
@@ -46,21 +48,37 @@ fs.mkdirSync(path.dirname(out), { recursive: true });
 const rows: Array<ReturnType<typeof summarise>> = [];
 /** The results file is rewritten after every iteration, so a run stopped early still reports its trials. */
 const save = (current?: ReturnType<typeof summarise>) => fs.writeFileSync(out, JSON.stringify(current ? [...rows, current] : rows, null, 2) + '\n');
-for (const backend of backends) {
-  const db = backend === 'postgres' ? await createTestDatabase() : undefined;
+/**
+ * One backend's trials. A failure of the harness itself (a restart that never became ready) ends them but
+ * keeps what the completed trials found.
+ */
+async function runBackend(backend: string, databaseUrl?: string): Promise<ReturnType<typeof summarise> | undefined> {
+  let last: ReturnType<typeof summarise> | undefined;
   try {
     const report = await runCrashScenario({
-      maxIterations: iterations, budgetMs, seed, heavyShare, databaseUrl: db?.url,
+      maxIterations: iterations, budgetMs, seed, heavyShare, databaseUrl, startTimeoutMs: 600_000,
       log: (l) => console.error(`[${backend}] ${l}`),
       onIteration: (partial) => {
         const r = summarise(backend, partial);
+        last = r;
         save(r);
         console.error(`[${backend}] running totals after ${r.kills} kills (${r.duration_s} s): ${r.jobs} jobs, ${r.heavy_ingests} heavy, ` +
           `lost ${r.lost}, duplicated ${r.duplicated}, half-visible ${r.half_visible}, other ${r.other_violations}; ` +
           `restart p50/max ${r.restart_ms.p50}/${r.restart_ms.max} ms, recovery p50/p95/max ${r.recovery_ms.p50}/${r.recovery_ms.p95}/${r.recovery_ms.max} ms`);
       },
     });
-    rows.push(summarise(backend, report));
+    return summarise(backend, report);
+  } catch (err) {
+    console.error(`[${backend}] stopped: ${String(err)}`);
+    return last && { ...last, violations: [...last.violations, `harness stopped: ${String(err)}`] };
+  }
+}
+
+for (const backend of backends) {
+  const db = backend === 'postgres' ? await createTestDatabase() : undefined;
+  try {
+    const row = await runBackend(backend, db?.url);
+    if (row) rows.push(row);
     save();
   } finally {
     await db?.drop().catch(() => undefined);

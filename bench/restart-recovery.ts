@@ -68,8 +68,8 @@ interface StartResult {
   /** Per project: spawn to its first search answered 200. */
   searchMs: number[];
   phases: Record<string, number>;
-  /** Spawn to the server's "recovery finished" log line, when it logs one. */
-  recoveryLogMs?: number;
+  /** Spawn to /readyz reporting recovery no longer running (-1: not within --settle-s; at /readyz when start-up did it). */
+  recoveryMs: number;
   /** Spawn to no ingest job pending or processing (capped at --settle-s). */
   jobsSettledMs: number;
   jobsAtStart: number;
@@ -125,9 +125,13 @@ async function startServer(dataDir: string, kept: Kept, port: number, logFile: s
     } catch { /* not listening yet */ }
     await sleep(25);
   }
+  // Until the jobs are done and recovery has ended (/readyz reports it), at most --settle-s.
   let jobsSettledMs = -1;
-  while (Date.now() - t0 < SETTLE_MS) {
-    if (jobsOpen(dataDir) === 0) { jobsSettledMs = Date.now() - t0; break; }
+  let recoveryMs = -1;
+  while (Date.now() - t0 < SETTLE_MS && (jobsSettledMs < 0 || recoveryMs < 0)) {
+    if (jobsSettledMs < 0 && jobsOpen(dataDir) === 0) jobsSettledMs = Date.now() - t0;
+    const recovery = ((await (await fetch(`${origin}/readyz`)).json()) as { recovery?: { status: string } }).recovery;
+    if (recoveryMs < 0 && recovery?.status !== 'running') recoveryMs = Date.now() - t0;
     await sleep(200);
   }
   const log = fs.readFileSync(logFile, 'utf8').split('\n').filter(Boolean).map((l) => { try { return JSON.parse(l) as Record<string, unknown>; } catch { return {}; } });
@@ -135,9 +139,7 @@ async function startServer(dataDir: string, kept: Kept, port: number, logFile: s
   for (const l of log) if (l.msg === 'startup phase') phases[String(l.phase)] = Number(l.ms);
   const started = log.find((l) => l.msg === 'docsearch started');
   if (started) phases.modules = Number(started.modules_ms);
-  const recovered = log.find((l) => l.msg === 'recovery finished');
-  const recoveryLogMs = recovered ? Number(recovered.time) - t0 : undefined;
-  return { child, result: { listenMs, readyMs, searchMs, phases, recoveryLogMs, jobsSettledMs, jobsAtStart, deletingAtStart } };
+  return { child, result: { listenMs, readyMs, searchMs, phases, recoveryMs, jobsSettledMs, jobsAtStart, deletingAtStart } };
 }
 
 /** Uploads and deletes in every project, then SIGKILL while they run. */
@@ -185,10 +187,10 @@ await gone;
 
 const phaseNames = [...new Set(rows.flatMap((r) => Object.keys(r.phases)))];
 console.log(`data: ${kept.projects.length} projects × ${kept.docs ?? D} documents × ${kept.chunks ?? C} chunks; ${UPLOADS} uploads per project and ${DELETES} deletes before each kill (${LOAD_MS} ms of load)`);
-console.log(`| start | jobs open | deleting | listen ms | /readyz ms | search p50/max ms | recovery log ms | jobs settled ms | ${phaseNames.join(' | ')} |`);
+console.log(`| start | jobs open | deleting | listen ms | /readyz ms | search p50/max ms | recovery done ms | jobs settled ms | ${phaseNames.join(' | ')} |`);
 console.log(`|---|---|---|---|---|---|---|---|${phaseNames.map(() => '---|').join('')}`);
 for (const r of rows) {
-  console.log(`| ${r.start} | ${r.jobsAtStart} | ${r.deletingAtStart} | ${r.listenMs} | ${r.readyMs} | ${pct(r.searchMs, 0.5)}/${Math.max(...r.searchMs)} | ${r.recoveryLogMs ?? '—'} | ${r.jobsSettledMs} | ${phaseNames.map((n) => r.phases[n] ?? '—').join(' | ')} |`);
+  console.log(`| ${r.start} | ${r.jobsAtStart} | ${r.deletingAtStart} | ${r.listenMs} | ${r.readyMs} | ${pct(r.searchMs, 0.5)}/${Math.max(...r.searchMs)} | ${r.recoveryMs} | ${r.jobsSettledMs} | ${phaseNames.map((n) => r.phases[n] ?? '—').join(' | ')} |`);
 }
 const out = path.join(repoRoot, 'bench', 'results', `restart-recovery-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
 fs.mkdirSync(path.dirname(out), { recursive: true });

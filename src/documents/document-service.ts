@@ -101,25 +101,22 @@ export class DocumentService {
 
   private async purge(row: DocRow, namespace: string): Promise<DeleteDocResponse> {
     const vectors = await this.deps.index.deleteDocument(namespace, row.doc_id);
-    return { doc_id: row.doc_id, vectors_deleted: vectors, storage_deleted: await this.dropStored(row) };
+    const storageDeleted = await this.dropFiles(row);
+    await deleteAbbreviations(this.deps.cp.db, row.project_id, row.doc_id);
+    await this.deps.cp.db.deleteFrom('documents').where('project_id', '=', row.project_id).where('doc_id', '=', row.doc_id).execute();
+    return { doc_id: row.doc_id, vectors_deleted: vectors, storage_deleted: storageDeleted };
   }
 
-  /**
-   * What a purge does after the chunks are gone: the original and assets, the abbreviations, the row.
-   * @returns false when the blob store refused (logged; the row is removed all the same)
-   */
-  private async dropStored(row: DocRow): Promise<boolean> {
-    let storageDeleted = true;
+  /** The document's original and assets. @returns false when the blob store refused (logged) */
+  private async dropFiles(row: DocRow): Promise<boolean> {
     try {
       await this.deps.blobs.delete(row.blob_key);
       await this.deps.blobs.deletePrefix(`projects/${row.project_id}/assets/${row.doc_id}`);
+      return true;
     } catch (err) {
-      storageDeleted = false;
       this.deps.logger.warn({ err, doc_id: row.doc_id }, 'blob delete failed');
+      return false;
     }
-    await deleteAbbreviations(this.deps.cp.db, row.project_id, row.doc_id);
-    await this.deps.cp.db.deleteFrom('documents').where('project_id', '=', row.project_id).where('doc_id', '=', row.doc_id).execute();
-    return storageDeleted;
   }
 
   /**
@@ -131,12 +128,15 @@ export class DocumentService {
   async reconcile(projectId: string, namespace: string): Promise<{ deletesFinished: number; orphansRemoved: number }> {
     const deleting = await this.deps.cp.db.selectFrom('documents').selectAll()
       .where('project_id', '=', projectId).where('state', '=', 'deleting').execute();
-    // Interrupted deletes, in the order a delete runs (chunks, then stored files and row), with one index
-    // commit per RECONCILE_BATCH documents instead of one each.
+    // Interrupted deletes, in the order a delete runs (chunks, then stored files, then rows), with one
+    // index commit and one control-plane statement per RECONCILE_BATCH documents instead of one each.
     for (let i = 0; i < deleting.length; i += RECONCILE_BATCH) {
       const batch = deleting.slice(i, i + RECONCILE_BATCH);
-      await this.deps.index.deleteDocuments(namespace, batch.map((r) => r.doc_id));
-      for (const row of batch) await this.dropStored(row);
+      const ids = batch.map((r) => r.doc_id);
+      await this.deps.index.deleteDocuments(namespace, ids);
+      for (const row of batch) await this.dropFiles(row);
+      await deleteAbbreviations(this.deps.cp.db, projectId, ids);
+      await this.deps.cp.db.deleteFrom('documents').where('project_id', '=', projectId).where('doc_id', 'in', ids).execute();
     }
     const indexed = await this.deps.index.listDocIds(namespace);
     if (indexed.length === 0) return { deletesFinished: deleting.length, orphansRemoved: 0 };

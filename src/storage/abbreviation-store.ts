@@ -19,10 +19,12 @@ export async function insertAbbreviations(trx: Kysely<Database>, projectId: stri
   for (let i = 0; i < rows.length; i += 500) await trx.insertInto('document_abbreviations').values(rows.slice(i, i + 500)).execute();
 }
 
-/** Remove one document's rows (its purge) or, without docId, a whole project's. */
-export async function deleteAbbreviations(db: Kysely<Database>, projectId: string, docId?: string): Promise<void> {
+/** Remove one document's rows (its purge), several documents' (the reconciler's), or without docId a whole project's. */
+export async function deleteAbbreviations(db: Kysely<Database>, projectId: string, docId?: string | string[]): Promise<void> {
+  if (Array.isArray(docId) && docId.length === 0) return;
   let q = db.deleteFrom('document_abbreviations').where('project_id', '=', projectId);
-  if (docId !== undefined) q = q.where('doc_id', '=', docId);
+  if (Array.isArray(docId)) q = q.where('doc_id', 'in', docId);
+  else if (docId !== undefined) q = q.where('doc_id', '=', docId);
   await q.execute();
 }
 
