@@ -1,8 +1,8 @@
 // Source identity end to end through the HTTP API, on SQLite and PostgreSQL: ingesting the same
 // X-Source-ID again replaces the document under its doc_id while searches run — no search ever shows
 // both versions of it or neither (checked over at least 1,000 searches) —, the same bytes again are a
-// no-op answered with the existing document, attributes follow the new version, a remote URL is its own
-// source, and plain uploads without a source keep making new documents.
+// no-op answered with the existing document, attributes, unencrypted strings and assets follow the new
+// version, a remote URL is its own source, and plain uploads without a source keep making new documents.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -92,6 +92,31 @@ for (const backend of BACKENDS) {
       assert.equal((old.body as any).results.length, 0);
       const info = (await api(server.baseUrl, key, 'GET', `/v3/docsearch/docs/${docId}`)).body as any;
       assert.notEqual(info.source_job_id, before.source_job_id);
+    });
+
+    test('assets, unencrypted strings and counts follow the new version', async () => {
+      const { apiKey: key } = await createProject(server);
+      const withTable = '# Harvest\n\nThe orchard harvest of plumvex apples by row.\n\n| row | crates |\n| --- | --- |\n| north | 12 |\n| south | 9 |\n';
+      const plain = '# Harvest\n\nThe orchard harvest of plumvex apples was not counted by row this year.\n';
+      const search = async (extra: Record<string, unknown>) => (await api(server.baseUrl, key, 'POST', '/v3/docsearch/search',
+        { query: 'orchard harvest plumvex apples', format: 'json', min_relevance: 0, ...extra })).body as any;
+      // Assets come with the prompt-ready response.
+      const assets = async () => ((await api(server.baseUrl, key, 'POST', '/v3/docsearch/search',
+        { query: 'orchard harvest plumvex apples', min_relevance: 0, return_assets: true })).body as any).assets;
+      const docId = await upload(server.baseUrl, key, withTable, { 'x-source-id': 'harvest', 'x-unencrypted-strings': JSON.stringify({ season: 'spring' }) });
+      assert.equal((await assets())?.[docId]?.tables?.length, 1);
+      assert.equal(((await api(server.baseUrl, key, 'GET', `/v3/docsearch/docs/${docId}`)).body as any).table_count, 1);
+      assert.equal(await upload(server.baseUrl, key, plain, { 'x-source-id': 'harvest', 'x-unencrypted-strings': JSON.stringify({ season: 'autumn' }) }), docId);
+      const after = await search({});
+      assert.equal((await assets())?.[docId]?.tables?.length ?? 0, 0, 'the old version\'s table is gone');
+      assert.match(after.results.map((h: any) => h.content).join('\n'), /not counted/);
+      assert.equal(((await api(server.baseUrl, key, 'GET', `/v3/docsearch/docs/${docId}`)).body as any).table_count, 0);
+      assert.equal((await search({ unencrypted_strings_match: { season: 'spring' } })).results.length, 0);
+      assert.equal((await search({ unencrypted_strings_match: { season: 'autumn' } })).results.length > 0, true);
+      // Only a new string makes the same bytes a change: the document is replaced, not left alone.
+      const info = (await api(server.baseUrl, key, 'GET', `/v3/docsearch/docs/${docId}`)).body as any;
+      assert.equal(await upload(server.baseUrl, key, plain, { 'x-source-id': 'harvest', 'x-unencrypted-strings': JSON.stringify({ season: 'winter' }) }), docId);
+      assert.notEqual(((await api(server.baseUrl, key, 'GET', `/v3/docsearch/docs/${docId}`)).body as any).source_job_id, info.source_job_id);
     });
 
     test('a remote URL is its source; plain uploads stay separate documents; a bad X-Source-ID is refused', async () => {
