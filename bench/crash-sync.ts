@@ -34,6 +34,8 @@ export interface SyncCrashReport {
   violations: string[];
 }
 
+/** How long a (re)start may take to become ready: minutes on a loaded shared machine (crash-harness.ts). */
+const RESTART_TIMEOUT_MS = 600_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const key = (i: number) => `kb/note-${i}.md`;
 const text = (i: number, rev: number) => `# Note ${i}\n\nArchive entry ${i} of the crash sync, revision ${rev}.\n`;
@@ -66,7 +68,7 @@ export async function runSyncCrash(opts: SyncCrashOptions): Promise<SyncCrashRep
   try {
     await s3.createBucket(bucket);
     await put(Array.from({ length: n }, (_, i) => [key(i), text(i, 0)]));
-    await server.start();
+    await server.start(RESTART_TIMEOUT_MS);
     const project = await (await fetch(`${origin}/v3/projects`, { method: 'POST', headers: { authorization: `Bearer ${accountKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'crash-sync', product: 'docsearch', protected: false }) })).json() as { api_key: string; namespace: string };
     const auth = { authorization: `Bearer ${project.api_key}`, 'content-type': 'application/json' };
@@ -83,7 +85,7 @@ export async function runSyncCrash(opts: SyncCrashOptions): Promise<SyncCrashRep
         await sleep(at);
         await server.kill('SIGKILL');
         report.kills++;
-        const restart = await server.start();
+        const restart = await server.start(RESTART_TIMEOUT_MS);
         log(`killed ${at} ms into the run's stretch; restarted in ${restart} ms`);
       }
       let view: any;
