@@ -37,6 +37,11 @@ export interface CrashOptions {
   databaseUrl?: string;
   /** Share of operations that ingest a heavy file (0..1; default 0). */
   heavyShare?: number;
+  /**
+   * Longest wait after a restart for every job to end and recovery to finish, ms (default 90 000); a heavy
+   * file (25,000 chunks of an 8 MB text) on a loaded machine needs more. Past it, unfinished jobs count as violations.
+   */
+  settleTimeoutMs?: number;
   /** Longest wait for a (re)start's /readyz, ms (default 120 000; a loaded 2-core machine needs more). */
   startTimeoutMs?: number;
   /** Called after each iteration's checks with the report so far (running totals of a long run). */
@@ -251,7 +256,7 @@ export async function runCrashScenario(opts: CrashOptions): Promise<CrashReport>
       report.atKill.deleting += (await withControlReader(dataDir, opts.databaseUrl, (r) => r.all<{ n: number }>(`select count(*) as n from documents where state = 'deleting'`)))[0].n;
       report.restartMs.push(await server.start(opts.startTimeoutMs));
       report.iterations++;
-      const violations = await checkInvariants(state, 90_000);
+      const violations = await checkInvariants(state, opts.settleTimeoutMs ?? 90_000);
       report.settleMs.push(state.lastSettleMs ?? 0);
       for (const v of violations) report.violations.push(`iteration ${report.iterations}: ${v}`);
       log(`iteration ${report.iterations}: window ${windowMs} ms, kill at ${killAt} ms, ${n} ops, restart ${report.restartMs.at(-1)} ms, jobs ${state.jobs.size}, violations ${violations.length}`);

@@ -4,6 +4,8 @@
 // ingests, and reports per backend: kills, jobs, lost / duplicated / half-visible documents, other
 // violations, restart time (spawn to /readyz) and recovery time (readyz to no job pending or
 // processing, start-up recovery finished). PostgreSQL is the throwaway server of test/helpers/postgres.ts.
+// On the shared 2-core machine a restart may take up to 600 s to become ready and the jobs up to 300 s to
+// end (a heavy file is 25,000 chunks) before a check counts them as violations.
 // Running totals go to stderr after every kill, and the JSON in bench/results/ is rewritten each time, so
 // a run stopped early reports the trials it completed.
 // Run: nice -n 10 npx tsx bench/crash-trials.ts [--iterations 200] [--backends sqlite,postgres]
@@ -56,7 +58,7 @@ async function runBackend(backend: string, databaseUrl?: string): Promise<Return
   let last: ReturnType<typeof summarise> | undefined;
   try {
     const report = await runCrashScenario({
-      maxIterations: iterations, budgetMs, seed, heavyShare, databaseUrl, startTimeoutMs: 600_000,
+      maxIterations: iterations, budgetMs, seed, heavyShare, databaseUrl, startTimeoutMs: 600_000, settleTimeoutMs: 300_000,
       log: (l) => console.error(`[${backend}] ${l}`),
       onIteration: (partial) => {
         const r = summarise(backend, partial);

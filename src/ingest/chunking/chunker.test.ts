@@ -138,3 +138,26 @@ test('a section’s short lead-in opens its first subsection’s chunk; a longer
   const sibling = chunkDocument(doc([h('A', 1), p('(Millions) 2018'), h('B', 1), p('Other text')])).chunks;
   assert.deepEqual(sibling.map((c) => c.heading_path), [['A'], ['B']]);
 });
+
+test('text without spaces or line breaks is chunked in time linear in its length (8 MB: seconds, not minutes)', () => {
+  // The shape of an 8 MB unbroken sequence: one "word". Searching for a break back through the whole
+  // text from every 2,000-character piece made this quadratic (8 MB: 174 s against 3 s for 1 MB).
+  const unbroken = (bytes: number) => {
+    const letters = 'ACGT';
+    let s = '';
+    for (let i = 0; i < bytes; i++) s += letters[(i * 7919 + (i >> 5)) % 4];
+    return s;
+  };
+  const timeChunking = (text: string) => {
+    const t0 = performance.now();
+    const chunks = chunkDocument(doc([{ kind: 'paragraph', text, page: 1 }])).chunks;
+    return { ms: performance.now() - t0, chunks: chunks.length, chars: chunks.reduce((n, c) => n + c.content.length, 0) };
+  };
+  timeChunking(unbroken(64 * 1024)); // warm-up
+  const small = timeChunking(unbroken(1024 * 1024));
+  const large = timeChunking(unbroken(8 * 1024 * 1024));
+  assert.equal(large.chars, 8 * 1024 * 1024, 'every character is kept');
+  assert.ok(large.chunks >= 8 * small.chunks - 8);
+  // Linear: about 8 times the 1 MB time; quadratic: about 64 times.
+  assert.ok(large.ms < 20 * small.ms, `8 MB took ${Math.round(large.ms)} ms, 1 MB ${Math.round(small.ms)} ms`);
+});

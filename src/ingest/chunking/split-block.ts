@@ -76,12 +76,16 @@ function hardSplit(text: string, limit: number): string[] {
 function splitProse(text: string, limit: number): string[] {
   const sentences: string[] = [];
   // Intl.Segmenter is superlinear on very long inputs (DESIGN.md §4): feed it ~2k-character pieces
-  // cut at line breaks or spaces.
+  // cut at the last line break or space after the first 200 characters. The break is looked for inside
+  // the piece only: a search from its end back through the whole text made text without spaces quadratic
+  // (8 MB of one "word": minutes in the parse child).
   for (let start = 0; start < text.length; ) {
     let end = Math.min(text.length, start + 2000);
     if (end < text.length) {
-      const cut = Math.max(text.lastIndexOf('\n', end), text.lastIndexOf(' ', end));
-      if (cut > start + 200) end = cut + 1;
+      const from = start + 201;
+      const piece = text.slice(from, end + 1);
+      const cut = Math.max(piece.lastIndexOf('\n'), piece.lastIndexOf(' '));
+      if (cut >= 0) end = from + cut + 1;
     }
     for (const s of sentenceSegmenter.segment(text.slice(start, end))) if (s.segment.trim()) sentences.push(s.segment);
     start = end;
