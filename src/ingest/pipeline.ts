@@ -152,9 +152,11 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
 
   let parsed: ParsedDocument;
   let chunked: ChunkedDocument;
+  ctx?.progress?.({ stage: 'parsing' });
+  const onPages = (pagesParsed: number, pagesTotal: number) => ctx?.progress?.({ stage: 'parsing', pages_total: pagesTotal, pages_parsed: pagesParsed });
   try {
     // Parsing and chunking grow with the document: in the parse child, off this event loop.
-    if (deps.parser) ({ doc: parsed, chunked } = await deps.parser.parseAndChunk({ data, filename, mediaType }, { signal }));
+    if (deps.parser) ({ doc: parsed, chunked } = await deps.parser.parseAndChunk({ data, filename, mediaType }, { signal, onPages }));
     else {
       parsed = await parseDocument({ data, filename, mediaType });
       chunked = chunkDocument(parsed);
@@ -173,11 +175,16 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
   const lang = detectLanguage(languageSample(chunked));
   const texts = chunked.chunks.map(embeddingText);
   const vectors: Float32Array[] = [];
+  const pageCounts = parsed.pages ? { pages_total: parsed.pages, pages_parsed: parsed.pages } : {};
+  const embedding = (n: number) => ctx?.progress?.({ stage: 'embedding', ...pageCounts, chunks_total: texts.length, chunks_embedded: n });
+  embedding(0);
   for (let i = 0; i < texts.length; i += EMBED_BATCH) {
     if (signal.aborted) return failed(500, 'aborted', 'aborted');
     await yieldToEventLoop();
     vectors.push(...(await deps.embedder.embedDocuments(texts.slice(i, i + EMBED_BATCH))));
+    embedding(vectors.length);
   }
+  ctx?.progress?.({ stage: 'indexing', ...pageCounts, chunks_total: texts.length, chunks_embedded: texts.length });
   // One title for the documents row, the chunks' label and the ranking's title lookup (title-terms.ts reads
   // the row): capped once, so a parser's runaway "title" neither bloats every chunk's terms nor differs
   // between what is indexed and what is scored.

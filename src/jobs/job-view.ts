@@ -3,6 +3,30 @@
 import type { JobRow } from './queue.ts';
 import { TERMINAL } from './queue.ts';
 
+/**
+ * How far the running (or last) attempt of an ingest has come: `parsing` (pages_parsed of pages_total
+ * while a paged format is read), `embedding` (chunks_embedded of chunks_total), `indexing` (the chunks
+ * are written and the document committed). Counts appear once known; the last progress stays on a
+ * finished job; a new attempt starts without one.
+ */
+export interface JobProgress {
+  stage: 'parsing' | 'embedding' | 'indexing';
+  pages_total?: number;
+  pages_parsed?: number;
+  chunks_total?: number;
+  chunks_embedded?: number;
+}
+
+/** The stored progress JSON, or undefined when none (or unreadable). */
+export function progressOf(job: Pick<JobRow, 'progress'>): JobProgress | undefined {
+  if (!job.progress) return undefined;
+  try {
+    return JSON.parse(job.progress) as JobProgress;
+  } catch {
+    return undefined;
+  }
+}
+
 export interface JobStatusView {
   job_id: string;
   status: JobRow['status'];
@@ -21,6 +45,7 @@ export interface JobStatusView {
   started_at: string | null;
   finished_at: string | null;
   properties: { file: { filename: string; size: number }; base_url?: string };
+  progress?: JobProgress;
 }
 
 /** Render a job row as its public status view. */
@@ -34,6 +59,8 @@ export function toJobStatusView(job: JobRow): JobStatusView {
   if (job.base_url) view.properties.base_url = job.base_url;
   if (job.status === 'failed') view.error = { code: job.error_code ?? 'internal_error', message: job.error_message ?? '' };
   if (job.status === 'done' && job.doc_id) view.doc_id = job.doc_id;
+  const progress = progressOf(job);
+  if (progress) view.progress = progress;
   if (job.status === 'pending' && job.attempts > 0) {
     view.next_attempt_at = job.run_after;
     if (job.last_error) view.last_error = job.last_error;
@@ -52,10 +79,11 @@ export interface JobStreamEvent {
   /** Failed: the stable error code that the JSON status view carries as `error.code`. */
   error_code?: string;
   doc_id?: string;
+  progress?: JobProgress;
 }
 
 /**
- * The SSE event data (DESIGN.md §5: job_id, status, is_terminal, error?) plus code, error_code and doc_id.
+ * The SSE event data (DESIGN.md §5: job_id, status, is_terminal, error?) plus code, error_code, doc_id and progress.
  * Unlike the JSON status view, `error` is the message string and the code travels in `error_code`
  * (docs/compat.md): stream clients of the modelled API print `error` as a string.
  */
@@ -65,5 +93,6 @@ export function toStreamEvent(job: JobRow): JobStreamEvent {
     job_id: v.job_id, status: v.status, code: v.code, is_terminal: v.is_terminal,
     ...(v.error ? { error: v.error.message || v.error.code, error_code: v.error.code } : {}),
     ...(v.doc_id ? { doc_id: v.doc_id } : {}),
+    ...(v.progress ? { progress: v.progress } : {}),
   };
 }

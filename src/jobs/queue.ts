@@ -4,7 +4,7 @@
 // `max_attempts`. Claims are fair between projects (the project with the fewest running jobs goes
 // first). Every terminal transition runs the registered terminal hooks inside the same transaction, so
 // a completion webhook or a cleanup is recorded exactly once, or not at all. Rows here are what
-// GET /jobs/{id}/status reports; `status_version` counts status changes (the SSE event id).
+// GET /jobs/{id}/status reports; `status_version` counts status and progress changes (the SSE event id).
 import crypto from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { sql, type Kysely, type Selectable } from 'kysely';
@@ -85,7 +85,7 @@ export class JobQueue {
       payload: JSON.stringify(job.payload), doc_id: job.docId ?? null, attempts: 0, max_attempts: job.maxAttempts ?? 3,
       run_after: job.runAfter ?? now, lease_owner: null, lease_expires_at: null, created_at: now, updated_at: now,
       started_at: null, finished_at: null, status_version: 0, idempotency_key: job.idempotencyKey ?? null,
-      request_fingerprint: job.requestFingerprint ?? null, last_error: null,
+      request_fingerprint: job.requestFingerprint ?? null, last_error: null, progress: null,
     };
   }
 
@@ -200,7 +200,7 @@ export class JobQueue {
       const result = await sql<JobRow>`
         update jobs set status = 'processing', lease_owner = ${owner}, lease_expires_at = ${leaseUntil},
           attempts = attempts + 1, started_at = coalesce(started_at, ${now}), updated_at = ${now},
-          status_version = status_version + 1
+          status_version = status_version + 1, progress = null
         where id = (select id from jobs where project_id = ${projectId} and ${due}${kindClause}
                     order by run_after, created_at limit 1${lock})
           and ${due}
@@ -212,6 +212,21 @@ export class JobQueue {
       }
     }
     return undefined;
+  }
+
+  /**
+   * Record the progress of a job this owner is running (JSON of jobs/job-view.ts JobProgress) as a new
+   * status version, so status streams send it as an event.
+   * @returns false if the job is no longer ours
+   */
+  async setProgress(id: string, owner: string, progress: string): Promise<boolean> {
+    const r = await this.cp.db.updateTable('jobs')
+      .set({ progress, updated_at: nowIso(), status_version: bump })
+      .where('id', '=', id).where('lease_owner', '=', owner).where('status', '=', 'processing')
+      .executeTakeFirst();
+    const ours = Number(r.numUpdatedRows) > 0;
+    if (ours) this.events.emit('changed', id);
+    return ours;
   }
 
   /** Extend the lease of a job this owner holds. @returns false if the job is no longer ours (cancelled, lease lost). */

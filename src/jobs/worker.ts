@@ -10,6 +10,7 @@
 import type { Logger } from 'pino';
 import { JobLostError, leaseOwnerId, type Db, type JobQueue, type JobRow, type JobOutcome } from './queue.ts';
 import { RetryableError } from '../internal/errors.ts';
+import type { JobProgress } from './job-view.ts';
 
 /** What a handler gets besides its job and abort signal. */
 export interface JobContext {
@@ -19,7 +20,15 @@ export interface JobContext {
    * @throws JobLostError when the job is no longer held (cancelled meanwhile); nothing is written then
    */
   commitDone(docId: string | undefined, work: (trx: Db) => Promise<void>): Promise<void>;
+  /**
+   * Record how far the attempt has come (JobProgress of job-view.ts). A change of stage is written at
+   * once, a count within a stage at most every PROGRESS_INTERVAL_MS; never throws (progress is advisory).
+   */
+  progress?(p: JobProgress): void;
 }
+
+/** Least time between two progress writes of one job within a stage, ms. */
+export const PROGRESS_INTERVAL_MS = 250;
 
 /** One job kind: its queue name, retry policy and handler (one module per kind). */
 export interface JobKind {
@@ -172,7 +181,19 @@ export class Worker {
         await this.queue.commitDone(job.id, this.owner, docId, work);
         committed = true;
       },
+      progress: (p) => {
+        const now = Date.now();
+        if (p.stage === lastStage && now - lastProgressAt < PROGRESS_INTERVAL_MS) return;
+        lastStage = p.stage;
+        lastProgressAt = now;
+        // Written in order: each write waits for the one before, so a stale count never lands last.
+        progressWrites = progressWrites.then(() => this.queue.setProgress(job.id, this.owner, JSON.stringify(p)))
+          .then(() => undefined, (err) => log.debug({ err }, 'progress not recorded'));
+      },
     };
+    let lastStage: string | undefined;
+    let lastProgressAt = 0;
+    let progressWrites: Promise<void> = Promise.resolve();
     const beatMs = Math.min(2000, Math.max(100, Math.floor(this.opts.leaseMs / 3)));
     const beat = setInterval(() => {
       void this.queue.heartbeat(job.id, this.owner, this.opts.leaseMs).then((ours) => {

@@ -335,6 +335,13 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('bucket_task_files').addColumn('change', 'text').execute();
     },
   },
+  // Ingest progress (docs/jobs.md): the running attempt's stage, pages parsed and chunks embedded, as JSON,
+  // so the status view, the status stream and the clients built on them can show work that moves.
+  '0012_job_progress': {
+    async up(db: Kysely<any>): Promise<void> {
+      await db.schema.alterTable('jobs').addColumn('progress', 'text').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -128,6 +128,8 @@ export interface JobsTable {
   request_fingerprint: string | null;
   /** Error of the last failed attempt while the job waits for a retry. */
   last_error: string | null;
+  /** JSON JobProgress (jobs/job-view.ts) of the running attempt: stage, pages parsed, chunks embedded (migration 0012). */
+  progress: string | null;
 }
 
 /** Per-project signing secret of completion webhooks (`whsec_` + base64 of 32 random bytes). */

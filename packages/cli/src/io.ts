@@ -25,6 +25,13 @@ export function bar(done: number, total: number, width = 24): string {
   return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`;
 }
 
+/** Time since `startMs` (a Date.now() value) for a progress line: "4.2 s", "1 min 05 s". */
+export function elapsed(startMs: number, now = Date.now()): string {
+  const s = Math.max(0, now - startMs) / 1000;
+  if (s < 60) return `${s.toFixed(1)} s`;
+  return `${Math.floor(s / 60)} min ${String(Math.floor(s % 60)).padStart(2, '0')} s`;
+}
+
 /**
  * A progress line: redrawn in place on a TTY (carriage return), printed only when its text changes
  * elsewhere.

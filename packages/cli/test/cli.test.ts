@@ -1,6 +1,6 @@
 // The `docsearch` CLI against the real service: ingest (file, directory, glob; --wait with per-batch
 // progress; an encrypted PDF fails with exit 1), search (context, --hits, --json, --doc, --filter), docs
-// ls/get/rm, jobs watch, the exit codes (0 ok, 1 error, 2 usage), and the bin as a real process.
+// ls/get/rm, jobs watch, one large file's progress with elapsed time, the exit codes (0 ok, 1 error, 2 usage), and the bin as a real process.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -45,6 +45,18 @@ describe('docsearch CLI', () => {
     docId = lines.find((l) => l[2].endsWith('paper.pdf'))![0];
     assert.match(r.err, /batch 1\/2 uploading +\[#+\] 2\/2/);
     assert.match(r.err, /batch 2\/2 processing \[#+\] 1\/1/);
+  });
+
+  test('one large file with --wait: its progress (pages parsed, chunks embedded) and the elapsed time on stderr', async () => {
+    const { apiKey } = await newProject(server); // its own project: the other tests count this one's documents
+    const r = await runCli(['ingest', sharedPdf('tracemonkey.pdf'), '--wait'], { ...env, DOCSEARCH_API_KEY: apiKey });
+    assert.equal(r.code, 0, r.err);
+    const lines = r.err.trim().split('\n');
+    const pages = lines.map((l) => /tracemonkey\.pdf: parsing page (\d+) of 14 \d+% \d+\.\d s$/.exec(l)?.[1]).filter(Boolean).map(Number);
+    assert.ok(pages.length >= 1 && pages.every((n, i) => i === 0 || n >= pages[i - 1]), r.err);
+    assert.ok(lines.some((l) => /tracemonkey\.pdf: (embedding chunk \d+ of \d+|indexing \d+ chunks) \d+% \d+\.\d s$/.test(l)), r.err);
+    assert.match(lines.at(-1)!, /processing \[#+\] 1\/1 \d+\.\d s$/);
+    assert.match(r.out, /^[0-9a-f-]{36}\tdone\t/);
   });
 
   test('ingest without --wait prints job ids; jobs watch follows one to done (exit 0)', async () => {

@@ -13,13 +13,30 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { discoverOAuthProtectedResourceMetadata, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
-import { newProject, PAPER, startTestServer, type TestServer } from '../../sdk/test/support.ts';
+import { newProject, PAPER, sharedPdf, startTestServer, type TestServer } from '../../sdk/test/support.ts';
 
 const BIN = fileURLToPath(new URL('../bin/docsearch-mcp.mjs', import.meta.url));
 const TOOLS = ['delete_document', 'evaluate_search', 'get_document', 'ingest', 'job_status', 'list_attributes', 'list_documents', 'search', 'search_in_doc'];
 
 type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }> };
 const text = (r: unknown): string => (r as ToolResult).content.map((c) => c.text ?? '').join('\n');
+
+/** An MCP client connected to the service's /mcp with a new project's key. */
+async function connectHttp(server: TestServer): Promise<Client> {
+  const { apiKey } = await newProject(server);
+  const client = new Client({ name: 'test-agent', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${apiKey}` } },
+  }));
+  return client;
+}
+
+/** MCP progress must increase from one notification to the next. */
+function assertIncreasing(progress: Progress[]): void {
+  for (let i = 1; i < progress.length; i++) {
+    assert.ok(progress[i].progress > progress[i - 1].progress, `progress ${progress.map((p) => p.progress).join(', ')}`);
+  }
+}
 
 /** The agent flow shared by both transports. `ingestArgs` says how this transport hands over the PDF. */
 async function agentFlow(client: Client, ingestArgs: Record<string, unknown>): Promise<void> {
@@ -44,10 +61,11 @@ async function agentFlow(client: Client, ingestArgs: Record<string, unknown>): P
   assert.ok(docId, text(ingested));
   // The last notification can be handled a tick after the result on a loaded machine (seen once in a full
   // run at load ≈ 15): give it a moment; a notification that never comes still fails below.
-  for (let i = 0; i < 20 && progress.at(-1)?.progress !== 2; i++) await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 20 && progress.at(-1)?.progress !== 100; i++) await new Promise((r) => setTimeout(r, 50));
   assert.ok(progress.length >= 1, 'progress notifications while the job ran');
-  assert.deepEqual(progress.at(-1), { progress: 2, total: 2, message: `${progress.at(-1)!.message}` });
-  assert.match(progress.at(-1)!.message!, /: done$/);
+  assert.deepEqual(progress.at(-1), { progress: 100, total: 100, message: `${progress.at(-1)!.message}` });
+  assert.match(progress.at(-1)!.message!, new RegExp(`: done \\(doc_id ${docId}\\)$`));
+  assertIncreasing(progress);
 
   const answer = await client.callTool({ name: 'search', arguments: { query: PAPER.query } });
   assert.ok(!answer.isError, text(answer));
@@ -108,17 +126,42 @@ describe('docsearch MCP server', () => {
   });
 
   test('Streamable HTTP at /mcp: project key, file as base64 (no server paths)', async () => {
-    const { apiKey } = await newProject(server);
-    const client = new Client({ name: 'test-agent', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${apiKey}` } },
-    }));
+    const client = await connectHttp(server);
     try {
       const ingest = (await client.listTools()).tools.find((t) => t.name === 'ingest')!;
       assert.ok(!('path' in (ingest.inputSchema.properties ?? {})), 'the HTTP endpoint cannot read the server\'s disk');
       const sneaky = await client.callTool({ name: 'ingest', arguments: { path: '/etc/passwd' } });
       assert.equal(sneaky.isError, true);
       await agentFlow(client, { content_base64: fs.readFileSync(PAPER.file).toString('base64'), filename: 'paper.pdf' });
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('progress of a 14-page PDF moves with the pages parsed and chunks embedded, and ends with done', async () => {
+    const client = await connectHttp(server);
+    try {
+      const progress: Progress[] = [];
+      const t0 = Date.now();
+      const at: number[] = [];
+      const r = await client.callTool({
+        name: 'ingest', arguments: { content_base64: fs.readFileSync(sharedPdf('tracemonkey.pdf')).toString('base64'), filename: 'tracemonkey.pdf' },
+      }, undefined, { onprogress: (p) => { progress.push(p); at.push(Date.now() - t0); } });
+      assert.ok(!r.isError, text(r));
+      for (let i = 0; i < 20 && progress.at(-1)?.progress !== 100; i++) await new Promise((res) => setTimeout(res, 50));
+      console.log(`# ${progress.length} notifications in ${Date.now() - t0} ms: ${progress.map((p, i) => `${at[i]}ms ${p.progress} ${p.message}`).join(' | ')}`);
+      assertIncreasing(progress);
+      const pages = progress.map((p) => /parsing page (\d+) of 14$/.exec(p.message ?? '')?.[1]).filter(Boolean).map(Number);
+      assert.ok(pages.length >= 1 && pages.every((n, i) => i === 0 || n > pages[i - 1]), `pages parsed: ${pages.join(', ')}`);
+      assert.ok(progress.some((p) => /embedding chunk \d+ of \d+$|indexing \d+ chunks$/.test(p.message ?? '')), 'the embedding or indexing stage is reported');
+      assert.ok(new Set(progress.map((p) => p.progress)).size >= 4, 'at least queued/parsing/embedding-or-indexing/done');
+      assert.deepEqual(progress.at(-1)!.progress, 100);
+      assert.match(progress.at(-1)!.message!, /^tracemonkey\.pdf: done \(doc_id [0-9a-f-]{36}\)$/);
+      // The job's status keeps the last progress: 14 of 14 pages, every chunk embedded.
+      const job = JSON.parse(text(await client.callTool({ name: 'job_status', arguments: { job_id: /job ([0-9a-f-]{36})/.exec(text(r))![1] } })));
+      assert.equal(job.progress.pages_parsed, 14);
+      assert.equal(job.progress.pages_total, 14);
+      assert.equal(job.progress.chunks_embedded, job.progress.chunks_total);
     } finally {
       await client.close();
     }

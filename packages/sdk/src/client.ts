@@ -107,7 +107,7 @@ export class DocsearchClient {
     for await (const ev of this.watchJob(jobId, opts)) { last = ev; opts.onEvent?.(ev); }
     if (last?.is_terminal) return last;
     const status = await this.getJobStatus(jobId, opts); // the stream answered 204: already terminal
-    return { job_id: status.job_id, status: status.status, code: status.code, is_terminal: status.is_terminal, error: status.error, doc_id: status.doc_id };
+    return { job_id: status.job_id, status: status.status, code: status.code, is_terminal: status.is_terminal, error: status.error, doc_id: status.doc_id, progress: status.progress };
   }
 
   // ---- search ---------------------------------------------------------------------------------

@@ -24,7 +24,9 @@ export type PublicJob = ResponseOf<'ingestDocument', 201>;
 export type JobStatus = ResponseOf<'getJobStatus', 200>;
 export type DeleteJobResponse = ResponseOf<'deleteJob', 200>;
 /** One `job_status` event of the status stream (docs/jobs.md). */
-export type JobStatusEvent = Pick<JobStatus, 'job_id' | 'status' | 'code' | 'is_terminal' | 'error' | 'doc_id'>;
+export type JobStatusEvent = Pick<JobStatus, 'job_id' | 'status' | 'code' | 'is_terminal' | 'error' | 'doc_id' | 'progress'>;
+/** How far an ingest has come (extension; docs/jobs.md): stage, pages parsed, chunks embedded. */
+export type JobProgress = NonNullable<JobStatus['progress']>;
 
 export type DocInfo = ResponseOf<'getDocument', 200>;
 export type ListDocsResponse = ResponseOf<'listDocuments', 200>;

@@ -1,6 +1,6 @@
 // Entry point of a parse child process (started by parse-runner.ts with fork + IPC). It parses one
-// document at a time: {id, data, filename, mediaType, limits, chunk?} in, {id, ok, doc, chunked? | error}
-// out. With `chunk` it also chunks the document here (token counting and sentence splitting grow with the
+// document at a time: {id, data, filename, mediaType, limits, chunk?} in, {id, pages} while a paged
+// format is read, then {id, ok, doc, chunked? | error} out. With `chunk` it also chunks the document here (token counting and sentence splitting grow with the
 // input: they must not run on the service's event loop) and sends back only the blocks the
 // service still needs (tables and image references for the assets), not the text twice. Buffers cross
 // the channel through V8 serialisation (structured clone); the chunks go first in parts of CHUNK_PART
@@ -12,6 +12,7 @@ import { chunkDocument } from '../chunking/chunker.ts';
 import { loadParsers, parseDocument } from '../parse/index.ts';
 import { ParseError } from '../parse/types.ts';
 import { setParseLimits } from './limits.ts';
+import { setPageListener } from '../parse/parse-progress.ts';
 import { CHUNK_PART, type ParseReply, type ParseRequest } from './parse-protocol.ts';
 
 /**
@@ -45,6 +46,7 @@ process.on('message', (msg: ParseRequest) => {
     try {
       setParseLimits(msg.limits);
       const data = Buffer.from(msg.data.buffer, msg.data.byteOffset, msg.data.byteLength);
+      setPageListener((parsed, total) => process.send?.({ id: msg.id, pages: { parsed, total } } satisfies ParseReply));
       const doc = await parseDocument({ data, filename: msg.filename, mediaType: msg.mediaType });
       if (msg.chunk) {
         const chunked = chunkDocument(doc);
@@ -61,6 +63,7 @@ process.on('message', (msg: ParseRequest) => {
         ? { id: msg.id, ok: false, parseError: { jobCode: err.jobCode, errorCode: err.errorCode, message: err.message }, message: err.message }
         : { id: msg.id, ok: false, message: (err as Error)?.stack ?? String(err) };
     }
+    setPageListener(undefined);
     process.send?.(reply);
   })();
 });

@@ -15,9 +15,10 @@ export interface ParseRequest {
   chunk?: boolean;
 }
 
-/** A child's answer: the chunks in parts of CHUNK_PART first (with `chunk`), then the result or the error. */
+/** A child's answer: pages read so far (paged formats) while it parses, the chunks in parts of CHUNK_PART (with `chunk`), then the result or the error. */
 export type ParseReply =
   | { id: number; part: ChunkedDocument['chunks'] }
+  | { id: number; pages: { parsed: number; total: number } }
   | { id: number; ok: true; doc: unknown; chunked?: ChunkedDocument }
   | { id: number; ok: false; parseError?: { jobCode: 413 | 415 | 422; errorCode: string; message: string }; message: string };
 

@@ -159,15 +159,16 @@ export class ParseRunner {
   /**
    * Parse and chunk (chunkDocument, default options) in the child: nothing whose cost grows with the
    * document runs on this thread. `doc.blocks` holds only the table and image blocks.
+   * @param opts.onPages called with pages read so far and the page total while a paged format (PDF) is read
    * @throws as `parse`
    */
-  async parseAndChunk(input: ParseInput, opts: { signal?: AbortSignal } = {}): Promise<{ doc: ParsedDocument; chunked: ChunkedDocument }> {
+  async parseAndChunk(input: ParseInput, opts: { signal?: AbortSignal; onPages?: (parsed: number, total: number) => void } = {}): Promise<{ doc: ParsedDocument; chunked: ChunkedDocument }> {
     const { doc, chunked } = await this.parseWithStats(input, { ...opts, chunk: true });
     return { doc, chunked: chunked! };
   }
 
   /** As `parse` (with `chunk`: as `parseAndChunk`), also reporting wall time and the child's peak resident memory. */
-  async parseWithStats(input: ParseInput, opts: { signal?: AbortSignal; chunk?: boolean } = {}): Promise<{ doc: ParsedDocument; chunked?: ChunkedDocument; stats: ParseStats }> {
+  async parseWithStats(input: ParseInput, opts: { signal?: AbortSignal; chunk?: boolean; onPages?: (parsed: number, total: number) => void } = {}): Promise<{ doc: ParsedDocument; chunked?: ChunkedDocument; stats: ParseStats }> {
     if (this.closed) throw new Error('parse runner is closed');
     const slot = await this.acquire();
     slot.uses++;
@@ -198,6 +199,7 @@ export class ParseRunner {
         const onMessage = (m: ParseReply) => {
           if (m?.id !== id) return;
           if ('part' in m) return void parts.push(m.part);
+          if ('pages' in m) return void opts.onPages?.(m.pages.parsed, m.pages.total);
           if (m.ok) {
             chunked = m.chunked && { ...m.chunked, chunks: parts.flat() };
             return finish(null, reviveDoc(m.doc as ParsedDocument));

@@ -26,6 +26,7 @@ import { pageLines, type Line, type TextRun } from './pdf-layout.ts';
 import { lacksTextLayer, ocrPage } from './pdf-ocr.ts';
 import { findTables } from './pdf-tables.ts';
 import { ParseError, type Block, type ImageAsset, type ParsedDocument } from './types.ts';
+import { reportPages } from './parse-progress.ts';
 
 const pdfjsRoot = path.dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
 const STANDARD_FONTS = path.join(pdfjsRoot, 'standard_fonts') + path.sep;
@@ -222,6 +223,7 @@ export async function parsePdf(data: Buffer): Promise<ParsedDocument> {
     const st: DocState = { seenImages: new Set(), imagePages: new Map(), imageSeq: 0, ocrPages: 0, ocrUnavailable: false };
     const extracted: PageResult['images'] = [];
     let readablePages = 0;
+    let pagesDone = 0;
     // Pages are read in order; up to 2 × `ocrConcurrency` of them wait for their OCR at once, so that
     // one slow page does not leave a tesseract slot idle (a 10-page scan: two tesseract processes ran
     // 57% of the time with a window of `ocrConcurrency`, 88% with twice that; bench:ocr --multipage).
@@ -239,6 +241,7 @@ export async function parsePdf(data: Buffer): Promise<ParsedDocument> {
         // A damaged page is skipped; the rest of the document is still worth indexing.
       } finally {
         p.page.cleanup();
+        reportPages(++pagesDone, pages);
       }
     };
     for (let n = 1; n <= pages; n++) {

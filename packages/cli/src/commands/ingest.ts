@@ -7,9 +7,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { glob, isDynamicPattern } from 'tinyglobby';
-import type { DocsearchClient, IngestOptions, JobStatusEvent } from '@docsearch/sdk';
+import { readJobProgress, type DocsearchClient, type IngestOptions, type JobStatusEvent } from '@docsearch/sdk';
 import { describeError, EXIT_ERROR, EXIT_OK, UsageError } from '../errors.ts';
-import { bar, println, ProgressLine } from '../io.ts';
+import { bar, elapsed, println, ProgressLine } from '../io.ts';
 import type { Command, Context } from '../context.ts';
 
 interface Outcome { input: string; job_id?: string; doc_id?: string; status: string; error?: string }
@@ -97,6 +97,7 @@ export const ingestCommand: Command = {
     const batches = Math.ceil(inputs.length / batchSize);
     const outcomes: Outcome[] = [];
     const progress = new ProgressLine(ctx.io.err);
+    const started = Date.now();
     for (let b = 0; b < batches; b++) {
       const batch = inputs.slice(b * batchSize, (b + 1) * batchSize);
       const label = `batch ${b + 1}/${batches}`;
@@ -110,15 +111,22 @@ export const ingestCommand: Command = {
       if (ctx.flag('wait')) {
         const pending = results.filter((o) => o.job_id);
         let finished = 0;
-        progress.update(`${label} processing ${bar(0, pending.length)}`);
+        // One file: its own progress (pages parsed, chunks embedded); several: how many have finished.
+        const onEvent = pending.length === 1
+          ? (ev: JobStatusEvent) => {
+            const { percent, text } = readJobProgress(ev);
+            progress.update(`${label} processing ${bar(0, 1)} ${path.basename(pending[0].input)}: ${text} ${percent}% ${elapsed(started)}`);
+          }
+          : undefined;
+        progress.update(`${label} processing ${bar(0, pending.length)} ${elapsed(started)}`);
         await eachLimited(pending, 16, async (o) => {
           try {
-            settle(o, await client.waitForJob(o.job_id!));
+            settle(o, await client.waitForJob(o.job_id!, { onEvent }));
           } catch (err) {
             o.status = 'unknown';
             o.error = describeError(err).message;
           }
-          progress.update(`${label} processing ${bar(++finished, pending.length)}`);
+          progress.update(`${label} processing ${bar(++finished, pending.length)} ${elapsed(started)}`);
         });
       }
       progress.done();

@@ -1,5 +1,6 @@
 // `docsearch jobs watch|status|cancel <job_id>`: follow a job's status stream until it ends (exit 1 if it
-// failed), read it once, or cancel it.
+// failed; each line says where it is while it runs), read it once, or cancel it.
+import { readJobProgress } from '@docsearch/sdk';
 import { EXIT_ERROR, EXIT_OK } from '../errors.ts';
 import { println } from '../io.ts';
 import { type Command, showCommand } from '../context.ts';
@@ -15,7 +16,11 @@ export const jobsCommands: Command[] = [
       const last = await ctx.client.waitForJob(id, {
         onEvent: (ev) => {
           if (ctx.flag('json')) println(ctx.io.out, JSON.stringify(ev));
-          else println(ctx.io.out, [new Date().toISOString(), ev.status, ev.code, ev.doc_id ?? '', ev.error ? `${ev.error.code}: ${ev.error.message}` : ''].join('\t').trimEnd());
+          else if (!ev.is_terminal) {
+            // While it runs: where it is (stage, pages parsed, chunks embedded) in the last column.
+            const { percent, text } = readJobProgress(ev);
+            println(ctx.io.out, [new Date().toISOString(), ev.status, ev.code, '', `${percent}% ${text}`].join('\t'));
+          } else println(ctx.io.out, [new Date().toISOString(), ev.status, ev.code, ev.doc_id ?? '', ev.error ? `${ev.error.code}: ${ev.error.message}` : ''].join('\t').trimEnd());
         },
       });
       return last.status === 'done' ? EXIT_OK : EXIT_ERROR;

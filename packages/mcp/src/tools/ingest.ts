@@ -1,15 +1,13 @@
 // The ingest and job_status tools. ingest takes a file path (stdio server only: the path is read on the
 // machine the MCP server runs on), a public URL the service fetches, or the bytes as base64; by default
 // it follows the job's status stream to the end and reports each change as an MCP progress
-// notification (when the client sent a progressToken), so the agent learns the doc_id in one call.
+// notification (when the client sent a progressToken): percent of 100 moving with the pages parsed and
+// chunks embedded, and always a last one when the wait ends, so the agent learns the doc_id in one call.
 import * as z from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { DocsearchClient, IngestOptions, JobStatusEvent, PublicJob } from '@docsearch/sdk';
+import { readJobProgress, type DocsearchClient, type IngestOptions, type JobStatusEvent, type PublicJob } from '@docsearch/sdk';
 import { fail, guarded, ok } from '../results.ts';
-
-/** Progress of a job as MCP progress: pending 0, processing 1, finished 2 (of 2). */
-const STEP: Record<string, number> = { pending: 0, processing: 1, done: 2, failed: 2 };
 
 /** Pause between the last progress notification and the tool result, ms (see the handler). */
 const FINAL_PROGRESS_GAP_MS = 30;
@@ -73,19 +71,28 @@ export function registerIngestTools(server: McpServer, client: DocsearchClient, 
     const token = extra._meta?.progressToken;
     const timeout = AbortSignal.timeout(1000 * ((a.timeout_seconds as number | undefined) ?? 600));
     let last: JobStatusEvent | undefined;
+    let sent = -1;
+    let final = false;
+    const notify = async (ev: JobStatusEvent, ending: boolean) => {
+      const { percent, text } = readJobProgress(ev);
+      // MCP progress must increase; the last notification is sent even when the percentage stands still.
+      if (token === undefined || (percent <= sent && !ending) || final) return;
+      sent = Math.max(sent, percent);
+      final = ending;
+      const message = `${name}: ${text}${ev.doc_id ? ` (doc_id ${ev.doc_id})` : ''}${ending && !ev.is_terminal ? '; stopped waiting, call job_status' : ''}`;
+      await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: sent, total: 100, message } });
+    };
     try {
       for await (const ev of client.watchJob(job.job_id, { signal: AbortSignal.any([timeout, extra.signal]) })) {
         last = ev;
-        if (token !== undefined) {
-          await extra.sendNotification({
-            method: 'notifications/progress',
-            params: { progressToken: token, progress: STEP[ev.status] ?? 0, total: 2, message: `${name}: ${ev.status}` },
-          });
-        }
+        await notify(ev, ev.is_terminal);
       }
     } catch (err) {
       if (!timeout.aborted) throw err;
     }
+    // The stream can end without a terminal event (204: it was already sent); the status says how it ended.
+    if (!last?.is_terminal && !timeout.aborted) last = await client.getJobStatus(job.job_id, { signal: extra.signal });
+    if (last) await notify(last, true);
     // The MCP TypeScript client handles a notification in a microtask but a response at once, dropping its
     // progress handler: when the last notification and the result arrive in one read (a loaded machine),
     // the last progress ("done") is lost. A short pause puts them in separate writes.

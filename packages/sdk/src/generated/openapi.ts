@@ -3664,6 +3664,16 @@ export interface operations {
                             max_attempts: number;
                             /** @description pending after a failed attempt: earliest start of the next one */
                             next_attempt_at?: string;
+                            /** @description Extension: the running (or last) attempt's stage and counts; moves while the job is processing */
+                            progress?: {
+                                chunks_embedded?: number;
+                                /** @description Chunks the document was cut into */
+                                chunks_total?: number;
+                                pages_parsed?: number;
+                                /** @description Pages of a paged format (PDF), once opened */
+                                pages_total?: number;
+                                stage: "parsing" | "embedding" | "indexing";
+                            };
                             properties: {
                                 base_url?: string;
                                 file: {
@@ -3793,6 +3803,16 @@ export interface operations {
                         max_attempts: number;
                         /** @description pending after a failed attempt: earliest start of the next one */
                         next_attempt_at?: string;
+                        /** @description Extension: the running (or last) attempt's stage and counts; moves while the job is processing */
+                        progress?: {
+                            chunks_embedded?: number;
+                            /** @description Chunks the document was cut into */
+                            chunks_total?: number;
+                            pages_parsed?: number;
+                            /** @description Pages of a paged format (PDF), once opened */
+                            pages_total?: number;
+                            stage: "parsing" | "embedding" | "indexing";
+                        };
                         properties: {
                             base_url?: string;
                             file: {

@@ -4,6 +4,15 @@ import { Type } from '@sinclair/typebox';
 
 export const JobIdParams = Type.Object({ job_id: Type.String({ maxLength: 200 }) });
 
+/** Extension: how far an ingest has come (docs/jobs.md); counts appear once known. */
+export const JobProgressSchema = Type.Object({
+  stage: Type.Union([Type.Literal('parsing'), Type.Literal('embedding'), Type.Literal('indexing')]),
+  pages_total: Type.Optional(Type.Integer({ minimum: 0, description: 'Pages of a paged format (PDF), once opened' })),
+  pages_parsed: Type.Optional(Type.Integer({ minimum: 0 })),
+  chunks_total: Type.Optional(Type.Integer({ minimum: 0, description: 'Chunks the document was cut into' })),
+  chunks_embedded: Type.Optional(Type.Integer({ minimum: 0 })),
+}, { description: 'Extension: the running (or last) attempt\'s stage and counts; moves while the job is processing' });
+
 export const JobStatusViewSchema = Type.Object({
   job_id: Type.String(),
   status: Type.Union([Type.Literal('pending'), Type.Literal('processing'), Type.Literal('done'), Type.Literal('failed')]),
@@ -23,6 +32,7 @@ export const JobStatusViewSchema = Type.Object({
     file: Type.Object({ filename: Type.String(), size: Type.Integer() }),
     base_url: Type.Optional(Type.String()),
   }),
+  progress: Type.Optional(JobProgressSchema),
 });
 
 export const DeleteJobResponseSchema = Type.Object({
