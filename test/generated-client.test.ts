@@ -3,7 +3,8 @@
 // `format: binary` as Blob, test/fixtures/generated-client/walkthrough.ts (openapi-fetch, pinned) must
 // type-check against it under a user's strict tsconfig — a schema that cannot express a call fails here —
 // and then creates a project, uploads a real PDF as the raw body with Content-Disposition, waits for the
-// job, searches, searches in the document, lists, describes and deletes it.
+// job, searches, searches in the document, lists, describes and deletes it. Swagger UI's "Try it out" on
+// ingest offers a file input and sends the chosen file as the body (headless Debian Chromium).
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -13,8 +14,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import ts from 'typescript';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { startTestServer, repoRoot, type TestServer } from './helpers/index.ts';
-import { dataPath } from './helpers/api.ts';
+import { startTestServer, createProject, repoRoot, type TestServer } from './helpers/index.ts';
+import { dataPath, waitForJob } from './helpers/api.ts';
+import { chromium } from 'playwright-core';
+import { CHROMIUM_PATH } from '../scripts/preflight.ts';
 
 const run = promisify(execFile);
 const BLOB = ts.factory.createTypeReferenceNode(ts.factory.createIdentifier('Blob'));
@@ -70,5 +73,40 @@ describe('generated client (openapi-typescript + openapi-fetch)', { concurrency:
     assert.equal(r.described.filename, 'tracemonkey.pdf');
     assert.equal(r.described.pages, 14);
     assert.ok(r.described.chunk_count > 10, JSON.stringify(r.described));
+  });
+
+  test('Swagger UI at /v3/docs: "Try it out" on ingest offers a file input and uploads the chosen file', async () => {
+    const { apiKey } = await createProject(server);
+    const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    try {
+      const page = await browser.newPage();
+      page.setDefaultTimeout(15_000);
+      await page.goto(`${server.baseUrl}/v3/docs`);
+      const op = page.locator('#operations-ingest-ingestDocument');
+      await op.locator('.opblock-summary').click();
+      await op.getByRole('button', { name: 'Try it out' }).click();
+      const file = op.locator('input[type=file]');
+      assert.equal(await file.count(), 1, 'the binary request body is a file input');
+      // The key goes in through the page's own Authorize dialog (the bearer scheme).
+      await page.locator('.scheme-container .btn.authorize').click();
+      await page.locator('.modal-ux .auth-container input').fill(apiKey);
+      await page.locator('.modal-ux button.modal-btn.authorize').click();
+      await page.locator('.modal-ux button.btn-done').click();
+      await file.setInputFiles(dataPath('docs', 'md', 'simple-table.md'));
+      await op.locator('tr[data-param-name="Content-Disposition"] input').fill('attachment; filename="simple-table.md"');
+      const answered = page.waitForResponse((res) => res.url().endsWith('/v3/docsearch/ingest'));
+      await op.getByRole('button', { name: 'Execute' }).click();
+      const res = await answered;
+      assert.equal(res.status(), 201);
+      // The page shows the answer; the job it names finishes with the document.
+      const shown = await op.locator('.live-responses-table .response-col_description pre').first().textContent();
+      const job = await waitForJob(server.baseUrl, apiKey, JSON.parse(shown ?? '{}').job_id);
+      assert.equal(job.status, 'done', JSON.stringify(job));
+      // The body was the file itself (Chromium does not expose a file body to the page's tooling; its size does).
+      const stored = (job.properties as { file: { filename: string; size: number } }).file;
+      assert.deepEqual(stored, { filename: 'simple-table.md', size: fs.statSync(dataPath('docs', 'md', 'simple-table.md')).size });
+    } finally {
+      await browser.close();
+    }
   });
 });
