@@ -21,8 +21,14 @@ test('memory and disk tiers answer stored blocks; the disk tier keeps within its
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'block-cache-'));
   try {
     const a = new BlockCache({ memoryBytes: 4096, diskBytes: 10_000, dir, rescanMs: 50 });
-    for (let i = 0; i < 10; i++) a.set('bucket/t.lance/data/x.lance', i, Buffer.alloc(2000, i));
+    // One write at a time, so the order of the files on disk (the LRU order) is the order of the calls.
+    for (let i = 0; i < 10; i++) {
+      a.set('bucket/t.lance/data/x.lance', i, Buffer.alloc(2000, i));
+      await a.flush();
+      await sleep(5);
+    }
     a.setMeta('bucket/t.lance/data/x.lance', { size: 20_000, etag: '"e"', lastModified: 'Thu, 01 Jan 2026 00:00:00 GMT' });
+    await a.flush();
     await sleep(200);
     assert.ok(dirBytes(dir) <= 10_000, `disk tier ${dirBytes(dir)} bytes`);
     assert.deepEqual(await a.get('bucket/t.lance/data/x.lance', 9), Buffer.alloc(2000, 9), 'newest block kept');

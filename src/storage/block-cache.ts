@@ -44,6 +44,8 @@ export class BlockCache {
   private readonly files = new Map<string, { size: number; touched: number }>();
   /** Files being written by this process (counted once renamed into place). */
   private readonly writing = new Set<string>();
+  /** Background disk writes not finished yet, awaited by `flush`. */
+  private readonly pending = new Set<Promise<void>>();
   private diskUsed = 0;
   private readonly timer?: NodeJS.Timeout;
   private scanning?: Promise<void>;
@@ -124,6 +126,11 @@ export class BlockCache {
     if (this.opts.diskBytes > 0 && block.length <= this.opts.diskBytes) this.writeFile(key, String(index), block);
   }
 
+  /** Resolves once every disk write started so far has landed (or failed); writes stay best-effort. */
+  async flush(): Promise<void> {
+    await Promise.all([...this.pending]);
+  }
+
   /** Stop the periodic re-scan. */
   close(): void {
     if (this.timer) clearInterval(this.timer);
@@ -159,7 +166,7 @@ export class BlockCache {
     const dir = path.join(this.opts.dir, name.slice(0, 2));
     const tmp = path.join(dir, `.${name}.${process.pid}.${crypto.randomBytes(4).toString('hex')}`);
     this.writing.add(name);
-    void (async () => {
+    const write = (async () => {
       await fs.promises.mkdir(dir, { recursive: true });
       await fs.promises.writeFile(tmp, data);
       await fs.promises.rename(tmp, path.join(dir, name));
@@ -170,7 +177,11 @@ export class BlockCache {
       this.evictDisk();
     })().catch(() => {
       fs.promises.rm(tmp, { force: true }).catch(() => undefined);
-    }).finally(() => this.writing.delete(name));
+    }).finally(() => {
+      this.writing.delete(name);
+      this.pending.delete(write);
+    });
+    this.pending.add(write);
   }
 
   private forget(name: string): void {
