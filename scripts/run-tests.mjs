@@ -4,8 +4,10 @@
 // under packages/) with Node's built-in test runner under tsx, and exits with its exit code. The runner
 // prints its own summary (`# pass N`, `# fail N`).
 //   TEST_FILTER=substr        only files whose path contains substr (comma-separated: any of them)
-//   TEST_CONCURRENCY=n        test files run at once (default 1: integration files start servers and the
-//                             machine has 2 cores; each file is already a separate process)
+//   TEST_CONCURRENCY=n        test files run at once in both phases (default: unit files beside the code —
+//                             src/, scripts/, packages/*/src/ — 2 at once, then integration files — test/,
+//                             packages/*/test/ — one at a time: they start servers and kill processes on
+//                             timing budgets, and the machine has 2 cores; each file is its own process)
 //   TEST_BACKENDS=sqlite      restrict integration tests to one control-plane backend (see test/helpers)
 //   DOCSEARCH_TEST_SKIP_SETUP=1  skip the preflight (scripts/preflight.ts) that first installs, or names,
 //                             the Debian packages the tests need (PostgreSQL, nginx, Tesseract + languages)
@@ -50,9 +52,29 @@ if (files.length === 0) {
 const { preflight } = await tsImport('./preflight.ts', import.meta.url);
 if (!(await preflight(process.env))) process.exit(1);
 
-const concurrency = Math.max(1, Number.parseInt(process.env.TEST_CONCURRENCY ?? '1', 10) || 1);
-const args = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...process.argv.slice(2), ...files];
-console.error(`run-tests: ${files.length} file(s), concurrency ${concurrency}`);
-const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: { ...process.env, LANCEDB_LOG: process.env.LANCEDB_LOG ?? 'error' } });
-for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+const override = Number.parseInt(process.env.TEST_CONCURRENCY ?? '', 10);
+const isUnit = (f) => f.startsWith('src/') || f.startsWith('scripts/') || /^packages\/[^/]+\/src\//.test(f);
+const phases = [
+  { name: 'unit', files: files.filter(isUnit), concurrency: override > 0 ? override : 2 },
+  { name: 'integration', files: files.filter((f) => !isUnit(f)), concurrency: override > 0 ? override : 1 },
+].filter((p) => p.files.length > 0);
+
+/** Run one phase's files under Node's test runner; resolves to its exit code. */
+function runPhase(phase) {
+  const args = ['--import', 'tsx', '--test', `--test-concurrency=${phase.concurrency}`, ...process.argv.slice(2), ...phase.files];
+  console.error(`run-tests: ${phase.name}: ${phase.files.length} file(s), concurrency ${phase.concurrency}`);
+  const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: { ...process.env, LANCEDB_LOG: process.env.LANCEDB_LOG ?? 'error' } });
+  const forward = (sig) => child.kill(sig);
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  return new Promise((resolve) => child.on('exit', (code, signal) => {
+    process.off('SIGINT', forward);
+    process.off('SIGTERM', forward);
+    resolve(code ?? (signal ? 1 : 0));
+  }));
+}
+
+// Every phase runs even when an earlier one failed, so one run reports every failure.
+let status = 0;
+for (const phase of phases) status = Math.max(status, await runPhase(phase));
+process.exit(status);
