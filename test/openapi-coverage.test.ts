@@ -118,6 +118,9 @@ describe('OpenAPI document covers every status the service answers', () => {
       ['DELETE', '/v3/jobs/x%00', { token: key }],
       ['GET', '/v3/webhooks/secret', { token: account }],
       ['GET', '/v3/docsearch/ingestBucket/x/failures?limit=%00', { token: key }],
+      ['GET', '/v3/jobs', { token: account }],
+      ['GET', '/v3/jobs?cursor=x', { token: key }],
+      ['GET', '/v3/project', { token: account }],
       // 401: no or an unknown key
       ['GET', '/v3/docsearch/docs/some-doc', {}],
       ['DELETE', '/v3/docsearch/docs/some-doc', { token: wrong }],
@@ -128,6 +131,8 @@ describe('OpenAPI document covers every status the service answers', () => {
       ['POST', '/v3/docsearch/ingestBucket/x/pause', { token: wrong }],
       ['GET', '/v3/docsearch/attributes', {}],
       ['GET', '/v3/projects', {}],
+      ['GET', '/v3/jobs', {}],
+      ['GET', '/v3/project', { token: wrong }],
       // 403: a project key naming another project; a project key on the account routes
       ['GET', `/v3/jobs/${jobId}/status`, { token: key, projectId: otherProjectId }],
       ['GET', `/v3/status/v1/jobs/${jobId}`, { token: key, projectId: otherProjectId }],
@@ -142,6 +147,8 @@ describe('OpenAPI document covers every status the service answers', () => {
       ['GET', `/v3/jobs/${jobId}/status`, { token: account }],
       ['GET', '/v3/docsearch/docs', { token: key, projectId }],
       ['GET', '/v3/docsearch/attributes', { token: key }],
+      ['GET', '/v3/jobs', { token: key }],
+      ['GET', '/v3/project', { token: key }],
     ];
     for (const [method, path, opts] of calls) await request(server, method, path, opts);
 

@@ -15,7 +15,7 @@ const STABLE_IDS = [
   'ingestDocument', 'search', 'searchInDoc', 'listDocuments', 'getDocument', 'deleteDocument', 'listAttributes',
   'createBucketIngest', 'getBucketIngest', 'pauseBucketIngest', 'resumeBucketIngest', 'cancelBucketIngest',
   'listBucketIngestFailures', 'retryBucketIngestFailed', 'updateBucketIngestCredentials',
-  'getJobStatus', 'deleteJob', 'streamJobStatus', 'getWebhookSecret', 'rotateWebhookSecret',
+  'getJobStatus', 'deleteJob', 'streamJobStatus', 'getWebhookSecret', 'rotateWebhookSecret', 'listJobs', 'getCurrentProject',
   'createEvaluation', 'getEvaluation', 'listEvaluations', 'deleteEvaluation',
 ];
 

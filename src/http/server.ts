@@ -18,6 +18,7 @@ import { registerApiDocsRoute } from './routes/api-docs.ts';
 import { registerMcpRoute } from './routes/mcp.ts';
 import { registerMetricsRoute } from './routes/metrics.ts';
 import { registerProjectRoutes } from './routes/projects/index.ts';
+import { registerCurrentProjectRoute } from './routes/projects/current.ts';
 import { registerDocsearchRoutes } from './routes/docsearch/index.ts';
 import { documentIngestBody } from './routes/docsearch/ingest.ts';
 import { jobProject, registerJobRoutes } from './routes/jobs/index.ts';
@@ -91,6 +92,9 @@ export async function buildHttpServer(services: Services, opts: { logger?: boole
     await registerProjectRoutes(v3, services);
     await v3.register(projectScope(services.auth, { requireDocsearch: true }, async (scoped) => {
       await registerDocsearchRoutes(scoped, services);
+    }));
+    await v3.register(projectScope(services.auth, { requireDocsearch: false }, async (scoped) => {
+      await registerCurrentProjectRoute(scoped, services);
     }));
     await v3.register(projectScope(services.auth, jobScope, async (scoped) => {
       await registerJobRoutes(scoped, services);

@@ -8,6 +8,9 @@ import { TERMINAL } from './queue.ts';
 import type { JobKind, Worker } from './worker.ts';
 import { isInternalKind } from './cleanup-job.ts';
 import { toJobStatusView, type JobStatusView } from './job-view.ts';
+import { listJobs, type JobListPage, type JobListQuery } from './job-list.ts';
+import type { Kysely } from 'kysely';
+import type { Database } from '../storage/schema.ts';
 
 export interface DeleteJobResult {
   job_id: string;
@@ -21,7 +24,7 @@ export class JobService {
   private workers: Worker[] = [];
   private readonly kinds = new Map<string, JobKind>();
 
-  constructor(private readonly deps: { queue: JobQueue; logger: Logger }) {}
+  constructor(private readonly deps: { queue: JobQueue; db: Kysely<Database>; logger: Logger }) {}
 
   /** Make the service aware of this process's workers (to abort a cancelled job at once) and kinds (cleanup). */
   attach(workers: Worker[], kinds: JobKind[]): void {
@@ -53,6 +56,14 @@ export class JobService {
 
   async status(projectId: string, jobId: string): Promise<JobStatusView> {
     return toJobStatusView(await this.row(projectId, jobId));
+  }
+
+  /**
+   * A page of the project's ingest jobs, newest first (GET /jobs; see job-list.ts).
+   * @throws AppError validation_failed (400) for a cursor the listing did not make
+   */
+  async list(projectId: string, query: JobListQuery): Promise<JobListPage> {
+    return listJobs(this.deps.db, projectId, query);
   }
 
   /**

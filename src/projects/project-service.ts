@@ -166,6 +166,19 @@ export class ProjectService {
   }
 
   /**
+   * One active project by id (no key): what GET /v3/project shows the project a credential acts on.
+   * @throws AppError project_not_found (404) when there is no active project with that id
+   */
+  async getProject(id: string): Promise<ProjectView> {
+    const row = await this.db.selectFrom('projects')
+      .select(['id', 'name', 'product', 'protected', 'namespace', 'created_at'])
+      .where('id', '=', id).where('status', '=', 'active')
+      .executeTakeFirst();
+    if (!row) throw new AppError('project_not_found', `No project "${id}".`, { project_id: id });
+    return toView(row);
+  }
+
+  /**
    * Delete a project: mark it purged and revoke its keys (one transaction), then drop its namespace.
    * Repeating the call on a purged project re-runs the (idempotent) namespace drop, so a failed purge
    * can be retried.

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ImpliedProject } from '../../plugins/docsearch-scope.ts';
 import type { Services } from '../../../services.ts';
 import { registerJobStatusRoute } from './job-status.ts';
+import { registerJobListRoute } from './job-list.ts';
 import { registerJobDeleteRoute } from './job-delete.ts';
 import { registerJobStreamRoute } from './job-stream.ts';
 import { registerWebhookSecretRoutes } from './webhook-secret.ts';
@@ -12,6 +13,7 @@ export async function registerJobRoutes(app: FastifyInstance, services: Services
   // The root copies are aliases of the /v3 ones: only the /v3 copies are in the OpenAPI document, so
   // each operationId names one operation.
   if (app.prefix !== '/v3') app.addHook('onRoute', (route) => { route.schema = { ...route.schema, hide: true }; });
+  await registerJobListRoute(app, services);
   await registerJobStatusRoute(app, services);
   await registerJobDeleteRoute(app, services);
   await registerJobStreamRoute(app, services);

@@ -47,3 +47,19 @@ export const WebhookSecretSchema = Type.Object({
   secret: Type.String({ description: 'whsec_ + base64 key; HMAC-SHA256 key of webhook-signature (docs/webhooks.md)' }),
   created_at: Type.String(),
 });
+
+const STATE = '(pending|processing|done|failed)';
+
+export const JobListQuerySchema = Type.Object({
+  status: Type.Optional(Type.String({
+    pattern: `^${STATE}(,${STATE}){0,3}$`,
+    description: 'Only jobs in these states, comma-separated (e.g. `pending,processing` for the unfinished ones)',
+  })),
+  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: 'Page size 1..100 (default 20)' })),
+  cursor: Type.Optional(Type.String({ maxLength: 512, description: 'The `next_cursor` of the previous page' })),
+});
+
+export const JobListResponseSchema = Type.Object({
+  jobs: Type.Array(JobStatusViewSchema, { description: 'Newest first; each as GET /jobs/{job_id}/status shows it' }),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for older jobs; null on the last page' }),
+});
