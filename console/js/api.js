@@ -44,11 +44,12 @@ function authHeaders(session) {
   return headers;
 }
 
-async function toApiError(res) {
+/** `signedIn`: the call used the stored session, so its 401 ends that session (not a key typed into a form). */
+async function toApiError(res, signedIn) {
   const text = await res.text().catch(() => '');
   let body;
   try { body = JSON.parse(text); } catch { body = undefined; }
-  if (res.status === 401) window.dispatchEvent(new CustomEvent('console:unauthorized', { detail: body }));
+  if (res.status === 401 && signedIn) window.dispatchEvent(new CustomEvent('console:unauthorized', { detail: body }));
   return new ApiError(res.status, body, text.slice(0, 200) || res.statusText);
 }
 
@@ -57,6 +58,7 @@ async function toApiError(res) {
  * @param {string} path  e.g. '/docsearch/docs'
  * @param {{method?: string, body?: unknown, headers?: Record<string,string>, session?: Session|null, signal?: AbortSignal, raw?: boolean}} [opts]
  *   body: a plain object is sent as JSON; a Blob/File as is. raw: return the Response (for streams).
+ *   session: another credential than the stored one (its 401 does not sign the console out).
  * @returns {Promise<any>} parsed JSON (null for 204), or the Response with `raw`
  * @throws {ApiError} for any non-2xx answer; a TypeError when the network fails
  */
@@ -69,7 +71,7 @@ export async function api(path, opts = {}) {
     headers['content-type'] ??= 'application/json';
   }
   const res = await fetch(`/v3${path}`, { method: opts.method ?? 'GET', headers, body, signal: opts.signal });
-  if (!res.ok) throw await toApiError(res);
+  if (!res.ok) throw await toApiError(res, opts.session === undefined);
   if (opts.raw) return res;
   if (res.status === 204) return null;
   const text = await res.text();

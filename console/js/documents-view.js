@@ -2,33 +2,23 @@
 // language, lexical-index state) with a two-step delete, and the project's typed attributes from
 // GET /v3/docsearch/attributes (names and types; values live on documents and are used by filters).
 import { api } from './api.js';
-import { h, replace, errorBox, badge, formatTime } from './dom.js';
+import { h, replace, errorBox, badge, formatTime, confirmButton } from './dom.js';
 
 let els;
 
 function deleteButton(doc) {
-  let armed;
-  const button = h('button', {
-    type: 'button', class: 'danger small', 'data-action': 'delete',
-    onclick: async () => {
-      if (!armed) {
-        button.textContent = 'Confirm delete';
-        button.classList.add('armed');
-        armed = setTimeout(() => { armed = undefined; button.textContent = 'Delete'; button.classList.remove('armed'); }, 4000);
-        return;
-      }
-      clearTimeout(armed);
-      button.disabled = true;
+  return confirmButton({
+    label: 'Delete', confirmLabel: 'Confirm delete', attrs: { 'data-action': 'delete' },
+    action: async () => {
       try {
         await api(`/docsearch/docs/${encodeURIComponent(doc.doc_id)}`, { method: 'DELETE' });
-        await refresh();
       } catch (err) {
         replace(els.status, errorBox(err));
-        button.disabled = false;
+        throw err;
       }
+      await refresh();
     },
-  }, 'Delete');
-  return button;
+  });
 }
 
 function docsTable(res) {

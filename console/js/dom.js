@@ -66,3 +66,28 @@ export function formatTime(iso) {
 export function badge(state) {
   return h('span', { class: `badge badge-${String(state).replace(/[^a-z_]/gi, '')}`, 'data-state': state }, String(state).replaceAll('_', ' '));
 }
+
+/**
+ * A button that acts on its second click within 4 s (the first arms it and shows `confirmLabel`).
+ * `action` runs with the button disabled; it is enabled again when `action` throws (the caller shows why).
+ * @param {{label: string, confirmLabel: string, action: () => Promise<void>, attrs?: object}} opts
+ */
+export function confirmButton({ label, confirmLabel, action, attrs = {} }) {
+  let armed;
+  const button = h('button', {
+    type: 'button', class: 'danger small', ...attrs,
+    onclick: async () => {
+      if (!armed) {
+        button.textContent = confirmLabel;
+        button.classList.add('armed');
+        armed = setTimeout(() => { armed = undefined; button.textContent = label; button.classList.remove('armed'); }, 4000);
+        return;
+      }
+      clearTimeout(armed);
+      armed = undefined;
+      button.disabled = true;
+      try { await action(); } catch { button.disabled = false; }
+    },
+  }, label);
+  return button;
+}

@@ -17,7 +17,7 @@ export function mountLogin(section, { message, onSignedIn }) {
     replace(status, 'Loading projects…');
     const { projects } = await api('/projects', { session: { token: credential.token } });
     const usable = projects.filter((p) => p.product === 'docsearch');
-    if (usable.length === 0) throw Object.assign(new Error('This account has no docsearch project yet. Create one with POST /v3/projects.'), { code: 'no_projects' });
+    if (usable.length === 0) return firstProject(credential);
     const select = h('select', { id: 'project-select', 'aria-label': 'Project' },
       usable.map((p) => h('option', { value: p.id }, `${p.name} (${p.id})`)));
     const choose = () => {
@@ -27,6 +27,27 @@ export function mountLogin(section, { message, onSignedIn }) {
     };
     replace(status, h('div', { class: 'card' }, h('h2', {}, 'Choose a project'), h('div', { class: 'row' }, select,
       h('button', { type: 'button', id: 'project-choose', onclick: choose }, 'Open project'))));
+  };
+
+  // An account without a docsearch project: create the first one here (POST /v3/projects) and open it.
+  const firstProject = (credential) => {
+    const name = h('input', { type: 'text', id: 'first-project-name', required: true, maxlength: 128, placeholder: 'project name' });
+    const msg = h('div');
+    replace(status, h('form', {
+      class: 'card', onsubmit: async (ev) => {
+        ev.preventDefault();
+        try {
+          const project = await api('/projects', { method: 'POST', body: { name: name.value.trim(), product: 'docsearch' }, session: { token: credential.token } });
+          const open = () => { saveSession({ ...credential, projectId: project.id, projectName: project.name }); onSignedIn(); };
+          replace(status, h('div', { class: 'card' }, h('h2', {}, `Project “${project.name}” created`),
+            h('p', {}, 'Its API key, shown only now (the console does not keep it):'),
+            h('input', { type: 'text', readonly: true, value: project.api_key, class: 'key-once', spellcheck: 'false' }),
+            h('p', {}, h('button', { type: 'button', id: 'first-project-open', onclick: open }, 'Open the project'))));
+        } catch (err) { replace(msg, errorBox(err)); }
+      },
+    }, h('h2', {}, 'Create your first project'),
+    h('p', { class: 'hint' }, 'This account has no docsearch project yet.'),
+    h('div', { class: 'row' }, name, h('button', { type: 'submit', id: 'first-project-create' }, 'Create and open')), msg));
   };
 
   const email = h('input', { type: 'email', id: 'login-email', autocomplete: 'username', required: true, placeholder: 'you@example.com' });
@@ -52,8 +73,9 @@ export function mountLogin(section, { message, onSignedIn }) {
       try {
         if (token.startsWith('svc_prod_ds_')) {
           replace(status, 'Checking the key…');
-          const { namespace } = await api('/docsearch/docs', { session: { token } });
-          saveSession({ token, kind: 'project_key', projectName: namespace });
+          // The docs list checks the key reaches a docsearch project; /project gives its name.
+          const [, project] = await Promise.all([api('/docsearch/docs', { session: { token } }), api('/project', { session: { token } })]);
+          saveSession({ token, kind: 'project_key', projectName: project.name });
           onSignedIn();
         } else if (token.startsWith('svc_acc_')) {
           await pickProject({ token, kind: 'account_key' });

@@ -1,24 +1,42 @@
 // Console shell: shows the sign-in screen until there is a session, then the tab the URL hash names
-// (#upload, #search, #docs, #buckets, #evaluations). Each view module exports `mount(section)` once and `show()` on
-// every visit; `hide()` (optional) stops its timers.
-import { loadSession, clearSession } from './api.js';
+// (#upload, #jobs, #search, #docs, #buckets, #evaluations, #projects). Each view module exports
+// `mount(section)` once and `show()` on every visit; `hide()` (optional) stops its timers. The header
+// names the project, read once per page load from GET /v3/project.
+import { api, loadSession, saveSession, clearSession } from './api.js';
 import { mountLogin } from './login-view.js';
 import * as upload from './upload-view.js';
+import * as jobs from './jobs-view.js';
+import * as projects from './projects-view.js';
 import * as search from './search-view.js';
 import * as docs from './documents-view.js';
 import * as buckets from './buckets-view.js';
 import * as evaluations from './evaluations-view.js';
 
-const views = { upload, search, docs, buckets, evaluations };
+const views = { upload, jobs, search, docs, buckets, evaluations, projects };
 const mounted = new Set();
 let current;
 
 const $ = (id) => document.getElementById(id);
 
-function sessionLabel(session) {
-  const who = session.email ?? (session.kind === 'project_key' ? 'project key' : 'account key');
-  const project = session.projectName ?? session.projectId ?? '';
-  return `${who} · ${project}`;
+let projectRead = false;
+
+function showWho(session) {
+  $('who-project').textContent = session.projectName ?? session.projectId ?? '';
+  $('who-credential').textContent = `· ${session.email ?? (session.kind === 'project_key' ? 'project key' : 'account key')}`;
+}
+
+/** The project's name as the service knows it (once per page load; a failure keeps the stored label). */
+async function readProjectName() {
+  if (projectRead) return;
+  projectRead = true;
+  try {
+    const project = await api('/project');
+    const session = loadSession();
+    if (!session) return;
+    saveSession({ ...session, projectName: project.name });
+    showWho(loadSession());
+    $('who-project').title = `${project.id} · ${project.namespace}`;
+  } catch { /* a 401 already returned to sign-in; anything else keeps the label */ }
 }
 
 function showLogin(message) {
@@ -39,7 +57,8 @@ function route() {
   $('view-login').hidden = true;
   $('tabs').hidden = false;
   $('who').hidden = false;
-  $('who-label').textContent = sessionLabel(session);
+  showWho(session);
+  void readProjectName();
   const name = location.hash.slice(1) in views ? location.hash.slice(1) : 'upload';
   const view = views[name];
   if (current && current !== view) current.hide?.();

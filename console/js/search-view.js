@@ -1,11 +1,14 @@
 // Search playground: a query plus the search request's fields as controls; POST /v3/docsearch/search.
 // prompt_ready answers show the rendered context as the model would get it; json answers show every hit
 // with its fused score and the per-stage scores (ann, bm25, rrf, reranker). Empty controls are left out
-// of the request, so the service's defaults apply.
+// of the request, so the service's defaults apply. Attribute filters are clauses {attr, op, value}
+// sent as the request's attribute_filters (ANDed); a filter the service refuses shows its error.
 import { api } from './api.js';
 import { h, replace, errorBox, formatScore } from './dom.js';
+import { ALL_OPERATORS, OPERATORS, filterValue, loadAttributes } from './attributes.js';
 
 let els;
+let registered = new Map();
 
 const num = (id, attrs) => h('input', { type: 'number', id, inputmode: 'decimal', ...attrs });
 
@@ -20,7 +23,32 @@ function requestBody() {
   }
   if (els.tier.value) body.retrieval_tier = els.tier.value;
   if (els.docFilter.value.trim()) body.doc_filter = els.docFilter.value.trim();
+  const clauses = [...els.filters.querySelectorAll('tr')].map((tr) => ({
+    attr: tr.querySelector('.filter-attr').value.trim(), op: tr.querySelector('.filter-op').value, value: tr.querySelector('.filter-value').value,
+  })).filter((c) => c.attr);
+  if (clauses.length) body.attribute_filters = clauses.map((c) => ({ attr: c.attr, op: c.op, value: filterValue(c.value, c.op, registered.get(c.attr)) }));
   return body;
+}
+
+/** The operators offered for `attr`: its type's, or every operator for a name the project never used. */
+function fillOperators(select, attr) {
+  const ops = OPERATORS[registered.get(attr)] ?? ALL_OPERATORS;
+  const keep = select.value;
+  replace(select, ops.map((op) => h('option', { value: op }, op)));
+  if (ops.includes(keep)) select.value = keep;
+}
+
+function addFilterRow() {
+  const attr = h('input', { type: 'text', class: 'filter-attr', list: 'filter-attrs', placeholder: 'attribute', autocomplete: 'off', spellcheck: 'false', 'aria-label': 'Attribute' });
+  const op = h('select', { class: 'filter-op', 'aria-label': 'Operator' });
+  const value = h('input', { type: 'text', class: 'filter-value', placeholder: 'value', autocomplete: 'off', 'aria-label': 'Value' });
+  const type = h('span', { class: 'muted small filter-type' });
+  const update = () => { fillOperators(op, attr.value.trim()); type.textContent = registered.get(attr.value.trim()) ?? (attr.value.trim() ? 'not used yet: matches nothing' : ''); };
+  update();
+  attr.addEventListener('input', update);
+  const tr = h('tr', {}, h('td', {}, attr), h('td', {}, op), h('td', {}, value), h('td', {}, type),
+    h('td', {}, h('button', { type: 'button', class: 'link', onclick: () => tr.remove() }, 'remove')));
+  els.filters.append(tr);
 }
 
 function stats(res) {
@@ -72,6 +100,8 @@ export function mount(section) {
     tier: h('select', { id: 'retrieval_tier' }, h('option', { value: '' }, 'default'), h('option', { value: 'standard' }, 'standard'), h('option', { value: 'advanced' }, 'advanced')),
     docFilter: h('input', { type: 'text', id: 'doc_filter', list: 'doc-ids', placeholder: 'any document', autocomplete: 'off' }),
     docIds: h('datalist', { id: 'doc-ids' }),
+    filters: h('tbody', { id: 'filter-rows' }),
+    filterAttrs: h('datalist', { id: 'filter-attrs' }),
     request: h('pre', { class: 'request' }),
     out: h('div', { class: 'search-out', id: 'search-out' }),
   };
@@ -85,12 +115,23 @@ export function mount(section) {
         field('target_tokens', els.targetTokens, 'soft budget'), field('max_tokens', els.maxTokens, 'hard ceiling'),
         field('expand_tightness', els.expandTightness, '0..1'), field('retrieval_tier', els.tier),
         field('doc_filter', els.docFilter, 'one doc_id'), els.docIds),
+      h('div', { class: 'filters' },
+        h('div', { class: 'title-row' }, h('span', { class: 'field-title' }, 'attribute_filters'),
+          h('button', { type: 'button', id: 'filter-add', class: 'small', onclick: addFilterRow }, 'Add filter')),
+        h('table', { class: 'attr-table' }, els.filters), els.filterAttrs,
+        h('small', { class: 'muted' }, 'Clauses are ANDed. Value: JSON (5, true, "2021", ["a","b"]) or plain text; for in, nin and contains_any a comma-separated list. '
+          + 'A text attribute\'s value stays text.')),
       h('details', { class: 'raw' }, h('summary', {}, 'Request body'), els.request)),
     els.out);
 }
 
-/** Refresh the doc_filter suggestions from the document list. */
+/** Refresh the attribute names and the doc_filter suggestions. */
 export function show() {
+  void loadAttributes().then((map) => {
+    registered = map;
+    replace(els.filterAttrs, [...map].map(([name, type]) => h('option', { value: name }, type)));
+    for (const tr of els.filters.querySelectorAll('tr')) tr.querySelector('.filter-attr').dispatchEvent(new Event('input'));
+  });
   api('/docsearch/docs').then((res) => replace(els.docIds,
     res.documents.map((d) => h('option', { value: d.doc_id }, d.title || d.filename)))).catch(() => {});
 }
