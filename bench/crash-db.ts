@@ -2,7 +2,7 @@
 // the SQLite file in its data dir, or a PostgreSQL database (DOCSEARCH_DATABASE_URL). The harness and
 // its invariant checks only run plain portable SELECTs through `all`.
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
+import { openSqlite } from '../src/storage/sqlite-binding.ts';
 import pg from 'pg';
 
 export interface ControlReader {
@@ -20,7 +20,7 @@ export async function openControlReader(dataDir: string, databaseUrl?: string): 
       close: () => client.end(),
     };
   }
-  const db = new SQLite(path.join(dataDir, 'control.sqlite'), { readonly: true });
+  const db = openSqlite(path.join(dataDir, 'control.sqlite'), { readonly: true });
   return {
     all: async <T>(query: string) => db.prepare(query).all() as T[],
     close: async () => { db.close(); },

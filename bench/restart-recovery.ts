@@ -14,7 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
+import { openSqlite } from '../src/storage/sqlite-binding.ts';
 import { createBenchProject, startBenchApp } from './lib/bench-app.ts';
 import { writeSyntheticCorpus } from './lib/synthetic.ts';
 import { repoRoot } from './lib/beir.ts';
@@ -78,7 +78,7 @@ interface StartResult {
 }
 
 function countRows(dataDir: string, query: string): number {
-  const db = new SQLite(path.join(dataDir, 'control.sqlite'), { readonly: true });
+  const db = openSqlite(path.join(dataDir, 'control.sqlite'), { readonly: true });
   try {
     return (db.prepare(query).get() as { n: number }).n;
   } finally {

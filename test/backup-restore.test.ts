@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
-import SQLite from 'better-sqlite3';
+import { openSqlite } from '../src/storage/sqlite-binding.ts';
 import { startTestServer, createProject, repoRoot } from './helpers/index.ts';
 import { api, dataPath, ingestFile, waitForJob } from './helpers/api.ts';
 import { backupDataDir } from '../src/admin/backup.ts';
@@ -66,7 +66,7 @@ test('backup during ingest, restore into a new data directory: same documents, s
 
     const newDir = path.join(tmp, 'restored');
     const restore = await admin('restore', ['--from', backupDir, '--data-dir', newDir]);
-    const snap = new SQLite(path.join(backupDir, 'control.sqlite'), { readonly: true });
+    const snap = openSqlite(path.join(backupDir, 'control.sqlite'), { readonly: true });
     const snapDocs = (snap.prepare(`select doc_id from documents where state = 'visible' and project_id = ?`).all(p.projectId) as { doc_id: string }[]).map((d) => d.doc_id).sort();
     snap.close();
     assert.ok(snapDocs.length >= 3, 'the documents ingested before the backup are in it');

@@ -4,7 +4,7 @@
 // this choice of version: docs/decisions/2026-11-29-backup.md.
 import fs from 'node:fs';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
+import { openSqlite } from '../storage/sqlite-binding.ts';
 import { copyTableVersion, copyTree, listLocalTables, listTableVersions } from './lance-snapshot.ts';
 
 /** Where the embedded default keeps its state (DOCSEARCH_DATA_DIR and the local storage locations). */
@@ -43,7 +43,7 @@ export function isEmptyDir(dir: string): boolean {
  * transaction's view (a write by another connection between steps restarts it).
  */
 async function snapshotControlPlane(src: string, dest: string): Promise<void> {
-  const db = new SQLite(src, { fileMustExist: true });
+  const db = openSqlite(src, { fileMustExist: true });
   try {
     db.pragma('busy_timeout = 5000');
     await db.backup(dest, { progress: ({ totalPages }) => Math.max(totalPages, 100) * 2 });
@@ -82,7 +82,7 @@ export async function backupDataDir(layout: EmbeddedLayout, toDir: string): Prom
   // 3. Blobs and models. Blobs are written before the control plane refers to them and never rewritten;
   //    a document deleted after the snapshot may have lost its original meanwhile, which is reported.
   const blobBytes = await copyTree(layout.blobDir, path.join(toDir, 'blobs'));
-  const snap = new SQLite(destControl, { readonly: true });
+  const snap = openSqlite(destControl, { readonly: true });
   let docs: { blob_key: string }[];
   try {
     docs = snap.prepare(`select blob_key from documents where state = 'visible'`).all() as { blob_key: string }[];

@@ -5,7 +5,7 @@
 // service does not wait for them to expire: jobs it had in hand are claimed again at once.
 import fs from 'node:fs';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
+import { openSqlite } from '../storage/sqlite-binding.ts';
 import { copyTree } from './lance-snapshot.ts';
 import { isEmptyDir, type BackupReport } from './backup.ts';
 
@@ -38,7 +38,7 @@ export async function restoreDataDir(fromDir: string, dataDir: string): Promise<
     await fs.promises.cp(path.join(fromDir, 'models'), path.join(dataDir, 'models'), { recursive: true, verbatimSymlinks: true });
   }
 
-  const db = new SQLite(restoredControl, { fileMustExist: true });
+  const db = openSqlite(restoredControl, { fileMustExist: true });
   let jobs = 0;
   let documents = 0;
   try {

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import SQLite from 'better-sqlite3';
+import { openSqlite } from './sqlite-binding.ts';
 import { withStatementCache } from './db.ts';
 
 test('withStatementCache reuses a statement per SQL text, but never a busy one', () => {
-  const raw = new SQLite(':memory:');
+  const raw = openSqlite(':memory:');
   const db = withStatementCache(raw);
   db.prepare('CREATE TABLE t (x INTEGER)').run([]);
   db.prepare('INSERT INTO t VALUES (?), (?)').run([1, 2]);

@@ -4,7 +4,7 @@
 // locking when claiming jobs).
 import fs from 'node:fs';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
+import { openSqlite, type SqliteDatabaseHandle, type SqliteStatement } from './sqlite-binding.ts';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import type { Database } from './schema.ts';
@@ -41,7 +41,7 @@ export async function openControlPlane(opts: { databaseUrl?: string; dataDir: st
   } else {
     fs.mkdirSync(opts.dataDir, { recursive: true });
     const file = path.join(opts.dataDir, 'control.sqlite');
-    const sqlite = new SQLite(file);
+    const sqlite = openSqlite(file);
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
@@ -62,8 +62,8 @@ const STATEMENT_CACHE_SIZE = 1000;
  * A statement is reused for the same SQL text unless it is busy (an unfinished iterate()); SQLite
  * re-prepares a cached statement by itself after a schema change. The cache is cleared when full.
  */
-export function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
-  const cache = new Map<string, SQLite.Statement>();
+export function withStatementCache(sqlite: SqliteDatabaseHandle): SqliteDatabase {
+  const cache = new Map<string, SqliteStatement>();
   const prepare = (source: string) => {
     const hit = cache.get(source);
     if (hit && !hit.busy) return hit;
