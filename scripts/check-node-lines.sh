@@ -16,7 +16,7 @@
 #      from source matches that Node's ABI without downloading headers;
 #   3. runs, under `nice -n 10`, the unit tests beside the code (every *.test.ts whose path contains `src/`,
 #      the packages' included) and three integration files: test/search.test.ts, test/ingest-search.test.ts
-#      and test/projects.test.ts, on both control planes when PostgreSQL is installed (TEST_FILTER,
+#      test/projects.test.ts and test/backup-restore.test.ts, on both control planes when PostgreSQL is installed (TEST_FILTER,
 #      DOCSEARCH_TEST_SKIP_SETUP=1; override the list with NODE_CHECK_TESTS);
 #   4. removes the worktree (KEEP=1 keeps it) and prints one line per Node line.
 # The machine check is skipped, so the OCR tests fail where tesseract is missing (run `npm test` once, or
@@ -29,10 +29,12 @@ set -uo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 dir="${NODE_CHECK_DIR:-$(dirname "$repo")/node-check}"
-tests="${NODE_CHECK_TESTS:-src/,test/search.test.ts,test/ingest-search.test.ts,test/projects.test.ts}"
+tests="${NODE_CHECK_TESTS:-src/,test/search.test.ts,test/ingest-search.test.ts,test/projects.test.ts,test/backup-restore.test.ts}"
 lines=("$@")
 [ ${#lines[@]} -eq 0 ] && lines=(22 24 26)
 mkdir -p "$dir"
+# Tests read ../shared beside the checkout; the worktrees sit in $dir, so $dir/shared points to it.
+[ -e "$dir/shared" ] || [ ! -d "$(dirname "$repo")/shared" ] || ln -s "$(dirname "$repo")/shared" "$dir/shared"
 
 declare -a summary=()
 status=0
@@ -58,13 +60,14 @@ for n in "${lines[@]}"; do
     nice -n 10 npm install --no-audit --no-fund || exit 10
     pending="$(npm install-scripts ls 2>&1 | grep -c 'not yet covered')"
     [ "$pending" -eq 0 ] || { npm install-scripts ls; exit 11; }
-    node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()" || exit 12
+    node --import tsx -e "import('./src/storage/sqlite-binding.ts').then((m) => console.log('sqlite binding', m.sqliteBindingPackage(), m.openSqlite(':memory:').prepare('select sqlite_version() AS v').get().v))" || exit 12
     TEST_FILTER="$tests" DOCSEARCH_TEST_SKIP_SETUP=1 nice -n 10 npm test
   ) >>"$log" 2>&1
   rc=$?
-  # Node's runner prints its summary as TAP (`# pass N`) or with the spec reporter (`ℹ pass N`).
-  pass="$(grep -E '^(#|ℹ) pass ' "$log" | tail -1 | awk '{print $3}')"
-  fail="$(grep -E '^(#|ℹ) fail ' "$log" | tail -1 | awk '{print $3}')"
+  # Node's runner prints its summary as TAP (`# pass N`) or with the spec reporter (`ℹ pass N`), once per
+  # phase of scripts/run-tests.mjs (unit, integration): the figures are summed.
+  pass="$(grep -E '^(#|ℹ) pass ' "$log" | awk '{s += $3} END {print s}')"
+  fail="$(grep -E '^(#|ℹ) fail ' "$log" | awk '{s += $3} END {print s}')"
   aborts="$(grep -c 'Assertion failed' "$log")"
   case $rc in
     0) summary+=("Node $version: install ok, tests pass ${pass:-?} fail ${fail:-?}") ;;
