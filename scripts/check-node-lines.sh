@@ -15,7 +15,7 @@
 #      pointed (npm_config_nodedir) at the headers inside the installed Node package, so a binding compiled
 #      from source matches that Node's ABI without downloading headers;
 #   3. runs, under `nice -n 10`, the unit tests beside the code (every *.test.ts whose path contains `src/`,
-#      the packages' included) and three integration files: test/search.test.ts, test/ingest-search.test.ts
+#      the packages' included) and four integration files: test/search.test.ts, test/ingest-search.test.ts,
 #      test/projects.test.ts and test/backup-restore.test.ts, on both control planes when PostgreSQL is installed (TEST_FILTER,
 #      DOCSEARCH_TEST_SKIP_SETUP=1; override the list with NODE_CHECK_TESTS);
 #   4. removes the worktree (KEEP=1 keeps it) and prints one line per Node line.
@@ -45,7 +45,10 @@ for n in "${lines[@]}"; do
   echo "== Node $n (log: $log)"
   mkdir -p "$dir/node$n"
   [ -f "$dir/node$n/package.json" ] || echo '{ "private": true, "allowScripts": { "node": true } }' >"$dir/node$n/package.json"
-  if ! npm install --prefix "$dir/node$n" --no-audit --no-fund "node@$n" >>"$log" 2>&1; then
+  # Installed once: the package's install script puts the binary and headers under its own node_modules,
+  # which a second `npm install` there prunes as extraneous.
+  if ! ls -d "$dir/node$n"/node_modules/node/node_modules/node-*/include/node >/dev/null 2>&1 \
+    && ! npm install --prefix "$dir/node$n" --no-audit --no-fund "node@$n" >>"$log" 2>&1; then
     summary+=("Node $n: could not install node@$n from the registry"); status=1; continue
   fi
   bin="$dir/node$n/node_modules/node/bin"
