@@ -300,12 +300,12 @@ export class SearchService {
     const toItem = (r: Region): BudgetItem => ({ docId: r.docId, score: r.score, tokens: chunkTokens(r.chunks), coreTokens: chunkTokens(variantChunks(r, 'core')), docOverhead: headerOf(r.docId) });
     // Expand, in one engine read, every hit the budget could admit (admissiblePrefix over the estimates
     // before expansion, which are lower bounds); hits past it are passed unexpanded: admission never
-    // reaches them and the cluster rule reads only their scores. Should one be admitted all the same
+    // reaches them. Should one be admitted all the same
     // (estimates off because a document changed meanwhile), it is expanded and the decision repeated.
     let expanded = 0;
     let result: BudgetResult;
     for (;;) {
-      const upto = Math.max(expanded + 1, admissiblePrefix(passing.map(toItem), budget.max));
+      const upto = Math.max(expanded + 1, admissiblePrefix(passing.map(toItem), budget.target));
       await expandRegions(index, ctx.namespace, passing.slice(expanded, upto), claimed, tightness);
       expanded = upto;
       result = admitWithinBudget(passing.map(toItem), budget);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { admissiblePrefix, admitWithinBudget, clampBudget, CLUSTER_MARGIN, CLUSTER_MIN_SCORE, type BudgetItem } from './budget.ts';
+import { admissiblePrefix, admitWithinBudget, clampBudget, type BudgetItem } from './budget.ts';
 
 const item = (docId: string, score: number, tokens: number, coreTokens = tokens, docOverhead = 0): BudgetItem => ({ docId, score, tokens, coreTokens, docOverhead });
 
@@ -16,7 +16,6 @@ test('hits are admitted best-first up to the target; the rest count as dropped',
   assert.deepEqual(r.admitted.map((a) => a.index), [0, 1]);
   assert.equal(r.dropped, 1);
   assert.equal(r.tokens, 800);
-  assert.equal(r.grewForCluster, false);
 });
 
 test('a hit whose expansion does not fit enters in its core form', () => {
@@ -48,45 +47,13 @@ test('the cut is final at the first hit that fits in neither form (no skipping a
   assert.equal(r.dropped, 2);
 });
 
-test('a tight multi-document cluster at the cut grows toward max_tokens', () => {
+test('hits tied at the cut from other documents do not take the budget past the target', () => {
+  // b fits the target; c and d score within 0.05 of it, from other documents: the cut stays at c.
   const items = [item('a', 0.9, 400), item('b', 0.62, 400), item('c', 0.60, 400), item('d', 0.58, 400), item('e', 0.3, 400)];
   const r = admitWithinBudget(items, { target: 1000, max: 5000 });
-  // b is admitted within target; c and d are within CLUSTER_MARGIN of b and from other documents.
-  assert.ok(0.62 - 0.58 <= CLUSTER_MARGIN);
-  assert.deepEqual(r.admitted.map((a) => a.index), [0, 1, 2, 3]);
-  assert.equal(r.grewForCluster, true);
-  assert.equal(r.dropped, 1);
-  assert.equal(r.tokens, 1600);
-});
-
-test('cluster growth stops at max_tokens', () => {
-  const items = [item('a', 0.9, 400), item('b', 0.62, 400), item('c', 0.60, 400), item('d', 0.59, 400)];
-  const r = admitWithinBudget(items, { target: 1000, max: 1300 });
-  assert.deepEqual(r.admitted.map((a) => a.index), [0, 1, 2]);
-  assert.equal(r.dropped, 1);
-});
-
-test('no growth when the hits at the cut are far apart or all from one document', () => {
-  const apart = admitWithinBudget([item('a', 0.9, 600), item('b', 0.5, 600)], { target: 1000, max: 5000 });
-  assert.deepEqual(apart.admitted.map((a) => a.index), [0]);
-  assert.equal(apart.grewForCluster, false);
-  const oneDoc = admitWithinBudget([item('a', 0.9, 100), item('x', 0.61, 600), item('x', 0.60, 600)], { target: 1000, max: 5000 });
-  assert.deepEqual(oneDoc.admitted.map((a) => a.index), [0, 1]);
-  assert.equal(oneDoc.grewForCluster, false);
-  assert.equal(oneDoc.dropped, 1);
-});
-
-test('no growth past the target when the hit at the cut is probably irrelevant (min_relevance 0)', () => {
-  // Scores as a min_relevance: 0 request meets them: everything below 0.05 is within CLUSTER_MARGIN.
-  const low = [item('a', 0.9, 400), item('b', 0.04, 400), item('c', 0.03, 400), item('d', 0.02, 400), item('e', 0.01, 400)];
-  const r = admitWithinBudget(low, { target: 1000, max: 5000 });
   assert.deepEqual(r.admitted.map((a) => a.index), [0, 1]);
-  assert.equal(r.grewForCluster, false);
+  assert.equal(r.dropped, 3);
   assert.equal(r.tokens, 800);
-  // The same shape just above the floor still grows.
-  const s = CLUSTER_MIN_SCORE;
-  const high = [item('a', 0.9, 400), item('b', s + 0.04, 400), item('c', s + 0.03, 400), item('d', s + 0.02, 400)];
-  assert.equal(admitWithinBudget(high, { target: 1000, max: 5000 }).grewForCluster, true);
 });
 
 test('a lone best hit larger than the target uses max_tokens, and is cut when larger still', () => {
@@ -97,13 +64,8 @@ test('a lone best hit larger than the target uses max_tokens, and is cut when la
   assert.deepEqual(cut.admitted, [{ index: 0, variant: 'core', truncateTo: 1980 }]);
 });
 
-test('needsMore asks for further hits only when the decision reached the end of the input', () => {
-  assert.equal(admitWithinBudget([item('a', 0.9, 10)], { target: 1000, max: 1000 }, true).needsMore, true);
-  assert.equal(admitWithinBudget([item('a', 0.9, 10)], { target: 1000, max: 1000 }, false).needsMore, false);
-  assert.equal(admitWithinBudget([item('a', 0.9, 900), item('b', 0.2, 900)], { target: 1000, max: 1000 }, true).needsMore, false);
-  // Cut inside a cluster that runs to the end of the input: the cluster may continue beyond it.
-  assert.equal(admitWithinBudget([item('a', 0.6, 900), item('b', 0.59, 900)], { target: 1000, max: 1000 }, true).needsMore, true);
-  assert.deepEqual(admitWithinBudget([], { target: 100, max: 100 }), { admitted: [], dropped: 0, grewForCluster: false, tokens: 0, needsMore: false });
+test('no hits, nothing admitted', () => {
+  assert.deepEqual(admitWithinBudget([], { target: 100, max: 100 }), { admitted: [], dropped: 0, tokens: 0 });
 });
 
 test('admissiblePrefix: no hit past it is ever admitted, whatever the expanded sizes', () => {
@@ -114,19 +76,11 @@ test('admissiblePrefix: no hit past it is ever admitted, whatever the expanded s
   assert.equal(admissiblePrefix(items, 319), 2);
   assert.equal(admissiblePrefix(items, 50), 1);
   assert.equal(admissiblePrefix([], 50), 0);
-  for (const max of [50, 150, 250, 319, 320, 430, 1000]) {
-    const n = admissiblePrefix(items, max);
-    const r = admitWithinBudget(items, { target: max, max });
-    assert.ok(r.admitted.every((a) => a.index < n), `max ${max}`);
+  for (const target of [50, 150, 250, 319, 320, 430, 1000]) {
+    const n = admissiblePrefix(items, target);
+    for (const max of [target, 5000]) {
+      const r = admitWithinBudget(items, { target, max });
+      assert.ok(r.admitted.every((a) => a.index < n), `target ${target}, max ${max}`);
+    }
   }
-});
-
-test('past the target a cluster admits only documents the context does not hold yet', () => {
-  // a and b are in; the tie at the cut holds more of a, one hit of c, more of b: only c's passes the target.
-  const items = [item('a', 0.9, 400), item('b', 0.62, 400), item('a', 0.61, 400), item('c', 0.60, 400), item('b', 0.59, 400)];
-  const r = admitWithinBudget(items, { target: 800, max: 5000 });
-  assert.deepEqual(r.admitted.map((a) => a.index), [0, 1, 3]);
-  assert.equal(r.grewForCluster, true);
-  assert.equal(r.tokens, 1200);
-  assert.equal(r.dropped, 2);
 });

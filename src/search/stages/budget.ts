@@ -3,25 +3,12 @@
 // expanded form (the neighbours `expand_tightness` gives it) if that still fits the target: another
 // probably relevant passage is worth more than a first passage's neighbours (admitting
 // expanded forms first, the first hits' neighbours could fill the budget and leave out the ninth hit at 0.37; docs/search.md
-// "Token budget"). At the first hit whose core does not fit the result is cut — except that the
-// budget may grow toward `max_tokens` to finish a tight cluster: when the hits around the cut (scores
-// within CLUSTER_MARGIN of the last admitted one) come from at least two documents, the cluster's hits of
-// documents the context does not hold yet are admitted while they fit `max_tokens` (one tie does not leave
-// a document out; it adds nothing of the documents already in) — provided the last admitted hit is probably relevant
-// (score ≥ CLUSTER_MIN_SCORE): a tie among hits the service itself deems irrelevant, which is what a request
-// with a low `min_relevance` meets at its cut, is no reason to pass the target. Every hit that passed the relevance filters but was not
+// "Token budget"). At the first hit whose core does not fit the result is cut. The budget passes
+// `target_tokens` only for a lone best hit larger than it, which may use up to `max_tokens` (cut if larger
+// still): the spec lets a result grow toward `max_tokens` for a tight multi-document cluster, and the
+// service does not, since growing bought no answer in any measured context and only cost tokens (decision
+// record 2026-11-29-budget-without-cluster-growth). Every hit that passed the relevance filters but was not
 // admitted counts in `results_dropped`.
-
-/** Score distance (probability units) within which hits at the cut form one cluster. */
-export const CLUSTER_MARGIN = 0.05;
-
-/**
- * Lowest score of the last admitted hit at which the budget may grow past `target_tokens` for a cluster:
- * the spec's default `min_relevance` (0.3), the score below which the service holds a hit probably
- * irrelevant. Without it a request with `min_relevance: 0` found every hit below 0.05 "tied" with its
- * cut and grew to `max_tokens` (11 900 tokens of a 5 000 target at 100k chunks, bench:latency).
- */
-export const CLUSTER_MIN_SCORE = 0.3;
 
 export interface BudgetItem {
   docId: string;
@@ -47,31 +34,29 @@ export interface BudgetResult {
   admitted: Admission[];
   /** Hits not admitted (input length − admitted). */
   dropped: number;
-  /** True when the budget grew past target_tokens to finish a tight cluster. */
-  grewForCluster: boolean;
   /** Total estimated tokens of the admitted hits. */
   tokens: number;
-  /** True when the decision reached the end of `items` and `hasMore` was set: pass more items. */
-  needsMore: boolean;
 }
 
 /**
  * How many of `items` (best first) admission can reach at most: admitted hits are always a prefix, each
- * costs at least its core tokens (plus its document's header the first time), and nothing is admitted past
- * `max`; so the first item at which even the all-core sum of the prefix exceeds `max` can never be admitted.
- * Items whose estimates are lower bounds (hits before expansion: expansion only adds chunks) give an
- * upper bound, which is how search-service.ts expands every hit that may be shown in one engine read.
+ * costs at least its core tokens (plus its document's header the first time), and after the best hit
+ * nothing is admitted past `target`; so the first item at which even the all-core sum of the prefix exceeds
+ * `target` can never be admitted. Items whose estimates are lower bounds (hits before expansion: expansion
+ * only adds chunks) give an upper bound, which is how search-service.ts expands every hit that may be shown
+ * in one engine read.
+ * @param target the budget's target_tokens (already clamped)
  * @returns a count in [min(1, items.length), items.length]; the first item always counts (a lone best hit
- *          larger than max is admitted cut)
+ *          larger than the target is admitted up to max_tokens, cut if need be)
  */
-export function admissiblePrefix(items: BudgetItem[], max: number): number {
+export function admissiblePrefix(items: BudgetItem[], target: number): number {
   const docs = new Set<string>();
   let least = 0;
   for (let i = 0; i < items.length; i++) {
     const it = items[i];
     least += it.coreTokens + (docs.has(it.docId) ? 0 : it.docOverhead);
     docs.add(it.docId);
-    if (least > max) return Math.max(1, i);
+    if (least > target) return Math.max(1, i);
   }
   return items.length;
 }
@@ -84,15 +69,12 @@ export function clampBudget(target: number | undefined, max: number | undefined)
 
 /**
  * Admit hits under the budget: their cores best first while they fit the target (a lone best hit over it
- * may use max_tokens, cut if need be; a tight cluster at the cut may grow toward max_tokens), then, best
- * first, the expanded form of each admitted hit whose expansion still fits the target.
+ * may use max_tokens, cut if need be), then, best first, the expanded form of each admitted hit whose
+ * expansion still fits the target.
  * @param items   hits best first (score descending)
  * @param budget  target and max tokens (already clamped)
- * @param hasMore true when more (not yet expanded) hits follow `items`
- * @param margin  cluster margin (default CLUSTER_MARGIN)
- * @param minScore lowest score of the last admitted hit at which a cluster may grow (CLUSTER_MIN_SCORE)
  */
-export function admitWithinBudget(items: BudgetItem[], budget: { target: number; max: number }, hasMore = false, margin = CLUSTER_MARGIN, minScore = CLUSTER_MIN_SCORE): BudgetResult {
+export function admitWithinBudget(items: BudgetItem[], budget: { target: number; max: number }): BudgetResult {
   const admitted: Admission[] = [];
   const docsIn = new Set<string>();
   let used = 0;
@@ -118,31 +100,8 @@ export function admitWithinBudget(items: BudgetItem[], budget: { target: number;
       admitted.push({ index: i, variant: 'core', truncateTo: Math.max(0, budget.max - items[i].docOverhead) });
       used = budget.max;
     }
-    i++;
-    while (i < items.length && tryAdmit(i, budget.target)) i++;
   }
-
-  let grewForCluster = false;
-  let needsMore = hasMore && i >= items.length;
-  const anchor = admitted.length > 0 ? items[admitted[admitted.length - 1].index].score : 0;
-  if (i < items.length && admitted.length > 0 && anchor >= minScore) {
-    let end = i;
-    while (end < items.length && items[end].score >= anchor - margin) end++;
-    if (end === items.length && hasMore) needsMore = true;
-    const clusterDocs = new Set<string>();
-    for (const a of admitted) if (items[a.index].score <= anchor + margin) clusterDocs.add(items[a.index].docId);
-    for (let j = i; j < end; j++) clusterDocs.add(items[j].docId);
-    if (end > i && clusterDocs.size >= 2) {
-      // Past the target, only for documents the context does not hold yet: the rule keeps a tie from
-      // leaving a document out, it is no reason to add more of the documents already in.
-      for (let j = i; j < end; j++) {
-        if (docsIn.has(items[j].docId)) continue;
-        if (!tryAdmit(j, budget.max)) break;
-        grewForCluster = true;
-      }
-    }
-  }
-  // Expansions, best first, each while it fits the target (none past it: a grown cluster keeps its cores).
+  // Expansions, best first, each while it fits the target.
   for (const a of admitted) {
     const it = items[a.index];
     if (a.variant === 'core' && a.truncateTo === undefined && used - it.coreTokens + it.tokens <= budget.target) {
@@ -150,5 +109,5 @@ export function admitWithinBudget(items: BudgetItem[], budget: { target: number;
       a.variant = 'expanded';
     }
   }
-  return { admitted, dropped: items.length - admitted.length, grewForCluster, tokens: used, needsMore };
+  return { admitted, dropped: items.length - admitted.length, tokens: used };
 }

@@ -101,7 +101,7 @@ test('fitHeadings: heading lines are kept while the context fits its target, dro
   assert.equal(fitHeadings(renderPieces(tight), new Set(), 1).tokens, bareTokens);
 });
 
-test('fitHeadings: content already past its target (a grown cluster, a lone large hit) keeps its headings up to max', () => {
+test('fitHeadings: content already past its target (a lone large hit) keeps its headings up to max', () => {
   const r = rng(23);
   for (let trial = 0; trial < 100; trial++) {
     const hits = randomHits(r).map((h) => ({ ...h, chunks: h.chunks.map((c) => ({ ...c, heading_path: `${h.title} > Part ${c.chunk_index % 3}` })) }));

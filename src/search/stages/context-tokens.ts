@@ -161,8 +161,8 @@ function isSpace(code: number): boolean {
  * The pieces with as many section-heading lines (render.ts, `heading` pieces) as fit: headings are shown
  * on top of the budget the hits were admitted and widened within, so when the context with all of them
  * passes its limit, heading lines are dropped from the last one back until it does not. The limit is
- * `target`, or `max` when the content alone already passes `target` (a cluster grown toward `max_tokens`,
- * a lone hit larger than the target): the budget has left the target for that content, and its section
+ * `target`, or `max` when the content alone already passes `target` (a lone hit larger than the
+ * target): the budget has left the target for that content, and its section
  * headings are what says where the content comes from. Content is never dropped for a heading.
  * @param pieces    renderPieces() of the response
  * @param untrusted as for contextTokens

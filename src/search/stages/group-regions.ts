@@ -13,7 +13,7 @@ export const MAX_MERGE_GAP = 1;
 /**
  * Score (probability of relevance, score.ts chunkScore) on each side of which chunks group only with their
  * own kind: a strong chunk never joins or bridges a weak one. The spec's default `min_relevance` (0.3),
- * the score below which the service holds a chunk probably irrelevant (as budget.ts CLUSTER_MIN_SCORE).
+ * the score below which the service holds a chunk probably irrelevant.
  * Without it, in a namespace small enough that every chunk is a candidate (a 50-chunk filing with
  * searchInDoc), the retrieved chunks were all of the document and each hit was a whole section scored by
  * its best chunk: three sections filled a 5 000-token context and an answer scored 0.57 was left out.
