@@ -1,6 +1,6 @@
 // The console's project, jobs, attribute and projects views in real headless Chromium (Debian's chromium
-// driven by playwright-core, as test/console.test.ts) against the real service: the header names the
-// project a pasted key belongs to; files uploaded with typed attributes carry them; after a reload the
+// driven by playwright-core, as test/console.test.ts) against the real service: a new account creates its
+// first project at sign-in; the header names the project a pasted key belongs to; files uploaded with typed attributes carry them; after a reload the
 // Jobs tab lists the finished jobs and a running one (a remote URL held open) and follows it to done; the
 // search playground filters on the attributes and shows the service's error for a bad filter; the
 // Projects tab asks a project-key session for an account key, keeps it in memory only, creates a project
@@ -85,7 +85,6 @@ before(async () => {
   if (!fs.existsSync(CHROMIUM_PATH)) throw new Error(`The console test needs Debian's chromium at ${CHROMIUM_PATH}: apt-get install -y --no-install-recommends chromium.`);
   files = await startFileServer(Buffer.from('# Ledger of the lighthouse\n\nThe keeper wrote down every ship that passed the lighthouse at night.\n'));
   server = await startTestServer({ env: { DOCSEARCH_ALLOWED_PRIVATE_HOSTS: '127.0.0.1' } });
-  project = await createProject(server, { name: 'Field notes' });
   browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
 });
 
@@ -111,12 +110,37 @@ test('the console\'s operator table is the service\'s, its progress reading the 
   for (const ev of events) assert.equal(readJobProgress(ev).percent, sdkProgress(ev as never).percent, JSON.stringify(ev));
 });
 
+test('a new account creates its first project at sign-in; its key is shown once', { timeout: 60_000 }, async () => {
+  const page = await openConsole();
+  await page.fill('#login-email', server.email);
+  await page.fill('#login-password', server.password);
+  await page.click('#login-submit');
+  await page.fill('#first-project-name', 'Field notes');
+  await page.click('#first-project-create');
+  await page.waitForSelector('#first-project-open');
+  const apiKey = await page.inputValue('.key-once');
+  assert.match(apiKey, /^svc_prod_ds_/);
+  await shot(page, 'first-project');
+  await page.click('#first-project-open');
+  await page.waitForSelector('#tabs a.active[data-view="upload"]');
+  assert.equal(await page.textContent('#who-project'), 'Field notes');
+  const own = await request(server, 'GET', '/v3/project', { token: apiKey });
+  assert.equal(own.body.name, 'Field notes');
+  assert.equal(await page.evaluate((k) => JSON.parse(sessionStorage.getItem(k)!).projectId, SESSION), own.body.id);
+  assert.ok(!(await page.evaluate(() => JSON.stringify({ ...sessionStorage }))).includes(apiKey), 'the key is not kept');
+  project = { projectId: own.body.id, apiKey, namespace: own.body.namespace, name: own.body.name };
+  await page.close();
+});
+
 test('project name, attributes at upload, jobs after a reload, attribute filters, project creation', { timeout: 180_000 }, async () => {
   const page = await openConsole();
   await page.fill('#api-key', project.apiKey);
   await page.click('#api-key-submit');
   await page.waitForSelector('#tabs a.active[data-view="upload"]');
   assert.equal(await page.textContent('#who-project'), 'Field notes', 'the header names the project, not its namespace');
+  await page.setViewportSize({ width: 1024, height: 700 });
+  await shot(page, 'header-1024');
+  await page.setViewportSize({ width: 1280, height: 860 });
 
   // Attributes at upload: an invalid name is refused before anything is sent.
   await setAttributes(page, [['Bad-Name', 'auto', '1']]);

@@ -35,7 +35,7 @@ async function readProjectName() {
     if (!session) return;
     saveSession({ ...session, projectName: project.name });
     showWho(loadSession());
-    $('who-project').title = `${project.id} · ${project.namespace}`;
+    $('who-project').title = `${project.name} · ${project.id} · ${project.namespace}`;
   } catch { /* a 401 already returned to sign-in; anything else keeps the label */ }
 }
 

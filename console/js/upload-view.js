@@ -135,7 +135,7 @@ export function mount(section) {
   replace(section,
     h('h1', {}, 'Upload documents'),
     attrs.card, input, zone,
-    h('table', { class: 'grid' },
+    h('table', { class: 'grid uploads' },
       h('thead', {}, h('tr', {}, ['File', 'Size', 'Job', 'Status', 'Progress', 'Result'].map((t) => h('th', { class: t === 'Size' ? 'num' : null }, t)))),
       rows),
     h('p', { class: 'muted small' }, 'This list lives in this page; the ', h('a', { href: '#jobs' }, 'Jobs'), ' tab shows the project\'s jobs from the service, also after a reload.'));
