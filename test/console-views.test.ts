@@ -1,7 +1,8 @@
 // The console's project, jobs, attribute and projects views in real headless Chromium (Debian's chromium
 // driven by playwright-core, as test/console.test.ts) against the real service: a new account creates its
 // first project at sign-in; the header names the project a pasted key belongs to; files uploaded with typed attributes carry them; after a reload the
-// Jobs tab lists the finished jobs and a running one (a remote URL held open) and follows it to done; the
+// Jobs tab lists the finished jobs and a running one (a remote URL held open) and follows it to done (an
+// upload whose status stream is refused for the project's stream cap is followed by polling); the
 // search playground filters on the attributes and shows the service's error for a bad filter; the
 // Projects tab asks a project-key session for an account key, keeps it in memory only, creates a project
 // whose key is shown once and opens it. Screenshots go to CONSOLE_SHOTS_DIR (else a temp dir), printed.
@@ -84,7 +85,8 @@ async function filteredSearch(page: Page, filters: Array<[string, string, string
 before(async () => {
   if (!fs.existsSync(CHROMIUM_PATH)) throw new Error(`The console test needs Debian's chromium at ${CHROMIUM_PATH}: apt-get install -y --no-install-recommends chromium.`);
   files = await startFileServer(Buffer.from('# Ledger of the lighthouse\n\nThe keeper wrote down every ship that passed the lighthouse at night.\n'));
-  server = await startTestServer({ env: { DOCSEARCH_ALLOWED_PRIVATE_HOSTS: '127.0.0.1' } });
+  // One status stream per project: an upload whose stream is refused (429) must still be followed.
+  server = await startTestServer({ env: { DOCSEARCH_ALLOWED_PRIVATE_HOSTS: '127.0.0.1', DOCSEARCH_MAX_STREAMS_PER_PROJECT: '1' } });
   browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
 });
 
@@ -180,20 +182,31 @@ test('project name, attributes at upload, jobs after a reload, attribute filters
   const remote = await request(server, 'POST', '/v3/docsearch/ingest', { token: project.apiKey, headers: { 'x-remote-url': files.url('ledger.md') } });
   assert.equal(remote.status, 201, JSON.stringify(remote.body));
   const running = remote.body.job_id as string;
+  // This stream of the held job takes the project's one stream: the next upload's stream gets 429 and the
+  // Upload tab reads its job's status instead.
+  const held = new AbortController();
+  const stream = await fetch(`${server.v3Url}/status/v1/jobs/${running}`, { headers: { authorization: `Bearer ${project.apiKey}` }, signal: held.signal });
+  assert.equal(stream.status, 200);
+  await setAttributes(page, [['year', 'int', '2019'], ['topics', '[]string', 'birds'], ['observed', 'datetime', '']]);
+  await drop(page, 'plovers.md', '# Plovers of the shore\n\nPlovers run along the shore at low tide.\n');
+  await page.waitForSelector('#jobs tr[data-filename="plovers.md"]:is([data-status="done"], [data-status="failed"], [data-status="unknown"])', { timeout: 60_000 });
+  assert.equal(await page.getAttribute('#jobs tr[data-filename="plovers.md"]', 'data-status'), 'done', await page.textContent('#jobs tr[data-filename="plovers.md"]') ?? '');
+  held.abort();
+  await stream.body?.cancel().catch(() => {});
   await page.reload();
   await page.waitForSelector('#tabs a.active[data-view="upload"]');
   assert.equal(await page.locator('#jobs tr').count(), 0, 'the upload rows lived in the page');
   assert.equal(await page.textContent('#who-project'), 'Field notes');
   await page.click('#tabs a[data-view="jobs"]');
   await page.waitForSelector(`#job-list tr[data-job-id="${running}"]`);
-  for (const name of ['herons.md', 'otters.md']) {
+  for (const name of ['herons.md', 'otters.md', 'plovers.md']) {
     assert.equal(await page.getAttribute(`#job-list tr[data-filename="${name}"]`, 'data-status'), 'done');
     assert.match(await page.textContent(`#job-list tr[data-filename="${name}"] .job-progress`) ?? '', /done · \d+ chunks?/);
   }
   assert.match(await page.getAttribute(`#job-list tr[data-job-id="${running}"]`, 'data-status') ?? '', /^(pending|processing)$/);
   assert.equal(await page.locator(`#job-list tr[data-job-id="${running}"] button[data-action="cancel"]`).count(), 1);
   const order = await page.locator('#job-list tbody tr').evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.filename));
-  assert.deepEqual(order, ['ledger.md', 'otters.md', 'herons.md'], 'newest first; the refused upload made no job');
+  assert.deepEqual(order, ['plovers.md', 'ledger.md', 'otters.md', 'herons.md'], 'newest first; the refused upload made no job');
   await shot(page, 'jobs-after-reload');
   files.release();
   await page.waitForSelector(`#job-list tr[data-job-id="${running}"][data-status="done"]`, { timeout: 60_000 });
@@ -211,6 +224,8 @@ test('project name, attributes at upload, jobs after a reload, attribute filters
   await page.fill('#min_relevance', '0');
   const all = await filteredSearch(page, []);
   assert.ok(all.docs.includes(herons) && all.docs.includes(otters) && all.docs.includes(running), JSON.stringify(all));
+  const recentAll = await filteredSearch(page, [['year', 'gte', '2019']]);
+  assert.equal(recentAll.docs.length, 2, `herons and plovers: ${JSON.stringify(recentAll)}`);
   const recent = await filteredSearch(page, [['year', 'gte', '2020']]);
   assert.deepEqual(recent.docs, [herons], JSON.stringify(recent));
   const mammals = await filteredSearch(page, [['topics', 'contains', 'mammals'], ['year', 'in', '2015, 2016']]);

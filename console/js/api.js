@@ -125,7 +125,8 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * Follow a job on `GET /v3/status/v1/jobs/{id}` until it is terminal, reconnecting with Last-Event-ID
  * when the stream drops (after 2 s, the stream's own `retry`). A 204 on reconnect means the terminal
- * state was already delivered; the job is then read once from `GET /v3/jobs/{id}/status`.
+ * state was already delivered; the job is then read once from `GET /v3/jobs/{id}/status`. When the project
+ * has too many open streams (429), the job is read from that endpoint every 2 s instead.
  * @param {string} jobId
  * @param {(status: {job_id: string, status: string, code: number, is_terminal: boolean, error?: unknown, doc_id?: string}) => void} onStatus
  * @param {AbortSignal} [signal]
@@ -155,8 +156,20 @@ export async function watchJob(jobId, onStatus, signal) {
         if (last.is_terminal) return last;
       }
     } catch (err) {
+      // Too many open streams in the project (429): read the status instead, as often as the stream retries.
+      if (err instanceof ApiError && err.status === 429 && !signal?.aborted) return pollJob(jobId, onStatus, signal);
       if (signal?.aborted || (err instanceof ApiError && err.status < 500) || ++failures > 1) throw err;
     }
+    await sleep(2000);
+  }
+}
+
+/** Read `GET /v3/jobs/{id}/status` every 2 s until the job is terminal. @throws {ApiError} as api() */
+async function pollJob(jobId, onStatus, signal) {
+  for (;;) {
+    const status = await api(`/jobs/${encodeURIComponent(jobId)}/status`, { signal });
+    onStatus(status);
+    if (status.is_terminal) return status;
     await sleep(2000);
   }
 }
