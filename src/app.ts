@@ -44,6 +44,11 @@ import { startupPhases } from './internal/startup-phases.ts';
 import { deleteAbbreviations } from './storage/abbreviation-store.ts';
 import { EvaluationService } from './evaluations/evaluation-service.ts';
 import { evaluationJobKind, evaluationTerminalHook } from './evaluations/evaluation-job.ts';
+import { IndexBuilds } from './reindex/index-builds.ts';
+import { ReindexService } from './reindex/reindex-service.ts';
+import { reindexJobKind, reindexTerminalHook } from './reindex/reindex-job.ts';
+import { GenerationStore } from './storage/generation-store.ts';
+import { runningBuild } from './storage/index-build.ts';
 
 export interface AppHandle {
   services: Services;
@@ -141,8 +146,11 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   const relevance = cfg.relevanceModel ? { model: cfg.relevanceModel.model, fallback: cfg.relevanceModel.fallback } : undefined;
   const search = new SearchService({ cp, index, embedder, logger, attributes, blobs, reranker, relevance, onStage: (stage, s) => metrics.observeSearchStage(stage, s) });
   const buckets = createBucketDomain({ cp, queue, blobs, net, config: cfg, logger, documents });
+  const indexBuilds = new IndexBuilds({ cp, index, running: runningBuild(embedder.signature) });
+  const generations = new GenerationStore(cp);
+  const reindex = new ReindexService({ queue, builds: indexBuilds, generations });
   const services: Services = { config: cfg, logger, cp, index, blobs, embedder, reranker, net, auth, projects, ingest, documents, search, queue, jobs, webhookSecrets, attributes, buckets: buckets.service, metrics, evaluations, recovery,
-    rateCounters: new RateCounters(cp) };
+    indexBuilds, reindex, rateCounters: new RateCounters(cp) };
 
   await phases.time('bootstrap', () => projects.bootstrap());
 
@@ -166,14 +174,18 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   const webhookOpts = { retryBaseMs: cfg.webhookRetryBaseMs, maxAttempts: cfg.webhookMaxAttempts, timeoutMs: cfg.webhookTimeoutMs };
   const webhookKind = webhookDeliveryJobKind({ cp, net, secrets: webhookSecrets, logger, opts: webhookOpts });
   queue.onTerminal(completionTerminalHook(queue, webhookOpts));
-  queue.onTerminal(cleanupTerminalHook(queue, [ingestKind, webhookKind]));
-  const internalWorker = new Worker(queue, [webhookKind, cleanupJobKind([ingestKind, webhookKind])],
+  // A reindex rebuilds a namespace in the background, one at a time per process (docs/reindex.md).
+  const reindexKind = reindexJobKind({ cp, index, blobs, embedder, logger, parser, retireAfterMs: cfg.reindexRetireMs });
+  queue.onTerminal(reindexTerminalHook(generations));
+  queue.onTerminal(cleanupTerminalHook(queue, [ingestKind, webhookKind, reindexKind]));
+  const internalWorker = new Worker(queue, [webhookKind, cleanupJobKind([ingestKind, webhookKind, reindexKind])],
     { leaseMs: cfg.jobLeaseMs, pollMs: cfg.workerPollMs, concurrency: 2, logger });
   // Evaluations run the search in this process, one per project at a time, two projects at once.
   const evaluationKind = evaluationJobKind({ cp, logger, search: (ctx, req, o) => search.search(ctx, req, o) });
   queue.onTerminal(evaluationTerminalHook());
   const evaluationWorker = new Worker(queue, [evaluationKind], { leaseMs: cfg.jobLeaseMs, pollMs: cfg.workerPollMs, concurrency: 1, fairSlots: 1, logger });
-  jobs.attach([worker, evaluationWorker], [ingestKind, webhookKind, evaluationKind]);
+  const reindexWorker = new Worker(queue, [reindexKind], { leaseMs: cfg.jobLeaseMs, pollMs: cfg.workerPollMs, concurrency: 1, logger });
+  jobs.attach([worker, evaluationWorker, reindexWorker], [ingestKind, webhookKind, evaluationKind, reindexKind]);
   // Bucket task drivers (long-running) and their completion e-mails, in workers of their own.
   const bucketWorker = new Worker(queue, [buckets.driverKind], { leaseMs: cfg.jobLeaseMs, pollMs: cfg.workerPollMs, concurrency: buckets.concurrentTasks, logger });
   const bucketMailWorker = new Worker(queue, [buckets.emailKind], { leaseMs: cfg.jobLeaseMs, pollMs: cfg.workerPollMs, concurrency: 1, logger });
@@ -183,7 +195,7 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   return {
     services, http, worker, internalWorker, maintainer,
     startRecovery: () => { void recovery.start(); },
-    startWorkers: () => { worker.start(); internalWorker.start(); evaluationWorker.start(); bucketWorker.start(); bucketMailWorker.start(); buckets.startSupervisor(); },
+    startWorkers: () => { worker.start(); internalWorker.start(); evaluationWorker.start(); reindexWorker.start(); bucketWorker.start(); bucketMailWorker.start(); buckets.startSupervisor(); },
     async close() {
       if (closed) return;
       closed = true;
@@ -193,6 +205,7 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
       await worker.stop();
       await internalWorker.stop();
       await evaluationWorker.stop();
+      await reindexWorker.stop();
       await buckets.close();
       await bucketWorker.stop();
       await bucketMailWorker.stop();

@@ -22,6 +22,8 @@ import type { Metrics } from './internal/metrics.ts';
 import type { RateCounters } from './storage/rate-counters.ts';
 import type { EvaluationService } from './evaluations/evaluation-service.ts';
 import type { StartupRecovery } from './documents/startup-recovery.ts';
+import type { IndexBuilds } from './reindex/index-builds.ts';
+import type { ReindexService } from './reindex/reindex-service.ts';
 
 export interface Services {
   config: Config;
@@ -51,6 +53,10 @@ export interface Services {
   buckets: BucketService;
   /** Prometheus metrics of this process (GET /metrics). */
   metrics: Metrics;
+  /** What built each namespace's index against what this process runs (GET /docsearch/index, /readyz). */
+  indexBuilds: IndexBuilds;
+  /** Online reindex of a namespace into a new index generation (POST /docsearch/reindex). */
+  reindex: ReindexService;
   /** Start-up reconcile of every namespace, running behind readiness; its progress is shown by /readyz. */
   recovery?: StartupRecovery;
   /** Request-rate counters in the control plane, shared by API processes (docs/admission.md). */

@@ -17,6 +17,7 @@ const STABLE_IDS = [
   'listBucketIngestFailures', 'retryBucketIngestFailed', 'updateBucketIngestCredentials',
   'getJobStatus', 'deleteJob', 'streamJobStatus', 'getWebhookSecret', 'rotateWebhookSecret', 'listJobs', 'getCurrentProject',
   'createEvaluation', 'getEvaluation', 'listEvaluations', 'deleteEvaluation',
+  'describeIndex', 'reindex',
 ];
 
 describe('OpenAPI document and reference UI', () => {

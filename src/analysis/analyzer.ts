@@ -28,6 +28,13 @@ export function detectLanguage(text: string): DetectedLanguage {
   return detect(text);
 }
 
+/**
+ * Version of what analyze() makes of a text. Index tables record it (storage/index-build.ts), so a namespace
+ * analysed by an earlier version is reported as needing a reindex: raise it whenever the tokens of some
+ * text change (segmentation, stemming, stop words, compound splitting, folding).
+ */
+export const ANALYSER_VERSION = 1;
+
 const segmenter = new Intl.Segmenter('und', { granularity: 'word' });
 const LETTERS_OR_DIGITS = /\p{L}+|\p{Nd}+/gu;
 const MIXED = /\p{L}/u;

@@ -5,7 +5,6 @@
 import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { AppError, isAppError } from '../internal/errors.ts';
-import { timeSlicer, yieldToEventLoop } from '../internal/event-loop.ts';
 import { readBodyCapped, type NetGuard } from '../internal/net-guard.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import type { ControlPlane } from '../storage/db.ts';
@@ -14,28 +13,22 @@ import type { NamespaceIndex } from '../storage/namespace-index.ts';
 import type { Embedder } from '../models/embedder.ts';
 import type { Db, JobRow, JobOutcome } from '../jobs/queue.ts';
 import { RetryableError, type JobContext } from '../jobs/worker.ts';
-import { detectLanguage } from '../analysis/analyzer.ts';
-import { DefinitionCollector } from '../analysis/abbreviations.ts';
 import { insertAbbreviations } from '../storage/abbreviation-store.ts';
-import { chunkRows, documentLabel, embeddingText, lexicalTokens } from './chunk-rows.ts';
-import { pairHashSet, termHashSet } from '../analysis/term-hash.ts';
-import { phraseSkipTerms } from '../analysis/stopwords.ts';
-import { parseDocument } from './parse/index.ts';
 import { ParseError, type ParsedDocument } from './parse/types.ts';
-import { chunkDocument, imageCountOf, type ChunkedDocument } from './chunking/chunker.ts';
+import { imageCountOf, type ChunkedDocument } from './chunking/chunker.ts';
+import { documentRows, parseBytes, type DocumentRows } from './document-rows.ts';
 import { extensionOf, filenameFromDisposition, filenameFromUrl } from './ingest-request.ts';
 import { originalBlobKey, type IngestPayload } from './ingest-service.ts';
 import type { ParseRunner } from './isolation/parse-runner.ts';
 import { assetPrefix, saveAssets } from './assets/asset-store.ts';
 import { resolveRemoteImages } from './assets/remote-images.ts';
-import { toChunkAttributes } from '../attributes/resolve.ts';
 import type { CommitGroups } from './commit-groups.ts';
 import { contentHash, documentOfSource, isUnchanged } from './source-identity.ts';
 import { keepUnchanged, switchDocument } from './source-replacement.ts';
 import { isUniqueViolation } from '../jobs/queue-support.ts';
 
-/** Longest document title kept (characters): the documents row has always stored at most this many. */
-export const TITLE_MAX = 500;
+/** Longest document title kept (characters); defined with the row building (document-rows.ts). */
+export { TITLE_MAX } from './document-rows.ts';
 
 export interface PipelineDeps {
   cp: ControlPlane;
@@ -57,23 +50,6 @@ const MEDIA_TYPE_EXT: Record<string, string> = {
   'application/pdf': 'pdf', 'text/html': 'html', 'application/xhtml+xml': 'html', 'text/plain': 'txt',
   'text/markdown': 'md', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
 };
-
-/** Chunk texts per embedDocuments call. */
-const EMBED_BATCH = 64;
-/** Characters of chunk text language detection looks at (eld samples within them). */
-const LANGUAGE_SAMPLE_CHARS = 20_000;
-
-/** The first LANGUAGE_SAMPLE_CHARS characters of the chunk contents, without joining the whole document. */
-function languageSample(chunked: ChunkedDocument): string {
-  const parts: string[] = [];
-  let n = 0;
-  for (const c of chunked.chunks) {
-    if (n >= LANGUAGE_SAMPLE_CHARS) break;
-    parts.push(c.content.slice(0, LANGUAGE_SAMPLE_CHARS - n));
-    n += parts.at(-1)!.length + 1;
-  }
-  return parts.join('\n').slice(0, LANGUAGE_SAMPLE_CHARS);
-}
 
 function failed(code: number, errorCode: string, errorMessage: string): JobOutcome {
   return { status: 'failed', code, errorCode, errorMessage };
@@ -156,11 +132,7 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
   const onPages = (pagesParsed: number, pagesTotal: number) => ctx?.progress?.({ stage: 'parsing', pages_total: pagesTotal, pages_parsed: pagesParsed });
   try {
     // Parsing and chunking grow with the document: in the parse child, off this event loop.
-    if (deps.parser) ({ doc: parsed, chunked } = await deps.parser.parseAndChunk({ data, filename, mediaType }, { signal, onPages }));
-    else {
-      parsed = await parseDocument({ data, filename, mediaType });
-      chunked = chunkDocument(parsed);
-    }
+    ({ parsed, chunked } = await parseBytes({ data, filename, mediaType }, deps.parser, { signal, onPages }));
   } catch (err) {
     if (err instanceof ParseError) return failed(err.jobCode, err.errorCode, err.message);
     throw err;
@@ -172,45 +144,15 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
   if (chunked.chunks.length === 0) {
     return failed(422, 'no_extractable_text', 'No text could be extracted from the file.');
   }
-  const lang = detectLanguage(languageSample(chunked));
-  const texts = chunked.chunks.map(embeddingText);
-  const vectors: Float32Array[] = [];
-  const pageCounts = parsed.pages ? { pages_total: parsed.pages, pages_parsed: parsed.pages } : {};
-  const embedding = (n: number) => ctx?.progress?.({ stage: 'embedding', ...pageCounts, chunks_total: texts.length, chunks_embedded: n });
-  embedding(0);
-  for (let i = 0; i < texts.length; i += EMBED_BATCH) {
+  let built: DocumentRows;
+  try {
+    built = await documentRows(deps.embedder, { parsed, chunked }, { docId, jobId: job.id, filename, attributes: payload.attributes },
+      { signal, progress: ctx?.progress ? (p) => ctx.progress!(p) : undefined });
+  } catch (err) {
     if (signal.aborted) return failed(500, 'aborted', 'aborted');
-    await yieldToEventLoop();
-    vectors.push(...(await deps.embedder.embedDocuments(texts.slice(i, i + EMBED_BATCH))));
-    embedding(vectors.length);
+    throw err;
   }
-  ctx?.progress?.({ stage: 'indexing', ...pageCounts, chunks_total: texts.length, chunks_embedded: texts.length });
-  // One title for the documents row, the chunks' label and the ranking's title lookup (title-terms.ts reads
-  // the row): capped once, so a parser's runaway "title" neither bloats every chunk's terms nor differs
-  // between what is indexed and what is scored.
-  const title = ((parsed.title && parsed.title.trim()) || filename).slice(0, TITLE_MAX);
-  // Lexical analysis stays on this thread in bounded slices, giving the loop back between them.
-  const label = documentLabel(title, filename);
-  const tokens: string[] = [];
-  const termHashes: Uint32Array[] = [];
-  const pairHashes: Uint32Array[] = [];
-  const skip = phraseSkipTerms(lang.code);
-  const tick = timeSlicer();
-  const definitions = new DefinitionCollector();
-  for (const c of chunked.chunks) {
-    // Abbreviations the document defines, "long form (SF)" (analysis/abbreviations.ts): linear in the chunk.
-    definitions.add(c);
-    const t = lexicalTokens(c, label, lang.code);
-    tokens.push(t);
-    termHashes.push(termHashSet(t));
-    pairHashes.push(pairHashSet(t, skip));
-    await tick();
-  }
-  // Typed attribute values (resolved and hashed at accept time) go onto every chunk row.
-  const rows = chunkRows({
-    docId, jobId: job.id, chunks: chunked.chunks, vectors, label, lang: lang.code, tokens, termHashes, pairHashes,
-    attributes: toChunkAttributes(payload.attributes),
-  });
+  const { rows, title, lang } = built;
   const docRow = {
     project_id: job.project_id, doc_id: docId, state: 'visible', title, language: lang.bcp47,
     filename, canonical_url: canonicalUrl, content_type: mediaType ?? '', pages: parsed.pages,
@@ -219,7 +161,7 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
     blob_key: blobKey, size: data.length, attributes: attributesJson, unencrypted_strings: stringsJson,
     source_key: sourceKey ?? null, source_etag: payload.sourceEtag ?? null, content_hash: hash,
   } as const;
-  const abbreviations = definitions.keyed();
+  const abbreviations = built.abbreviations;
   if (current) {
     // The document's rows are swapped for these in one commit, and its row is switched right after,
     // under the same writer lease (source-replacement.ts).

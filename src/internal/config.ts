@@ -63,6 +63,8 @@ export interface Config {
   webhookRetryBaseMs: number;
   webhookMaxAttempts: number;
   webhookTimeoutMs: number;
+  /** How long a reindex keeps the generation it retired before dropping its table, ms (docs/reindex.md). */
+  reindexRetireMs: number;
   /** Comment heartbeat interval of the job status SSE stream, ms. */
   sseHeartbeatMs: number;
   embedder: {
@@ -247,6 +249,7 @@ export function loadConfig(env: Record<string, string | undefined>, host: { memo
       localTakeover: (env.DOCSEARCH_WRITER_LEASE_LOCAL_TAKEOVER || 'on').toLowerCase() !== 'off',
     },
     webhookRetryBaseMs: int(env, 'DOCSEARCH_WEBHOOK_RETRY_BASE_MS', 5000, 10, 3600_000),
+    reindexRetireMs: int(env, 'DOCSEARCH_REINDEX_RETIRE_MS', 60_000, 0, 86_400_000),
     webhookMaxAttempts: int(env, 'DOCSEARCH_WEBHOOK_MAX_ATTEMPTS', 12, 1, 100),
     webhookTimeoutMs: int(env, 'DOCSEARCH_WEBHOOK_TIMEOUT_MS', 10_000, 100, 300_000),
     sseHeartbeatMs: int(env, 'DOCSEARCH_SSE_HEARTBEAT_MS', 15_000, 100, 300_000),

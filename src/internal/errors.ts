@@ -48,6 +48,7 @@ export const ERROR_CATALOGUE = {
   task_cancelled: 409,
   idempotency_key_reused: 409,
   evaluation_running: 409,
+  reindex_running: 409,
   // 408
   request_timeout: 408,
   // 410

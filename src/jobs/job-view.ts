@@ -10,7 +10,13 @@ import { TERMINAL } from './queue.ts';
  * finished job; a new attempt starts without one.
  */
 export interface JobProgress {
-  stage: 'parsing' | 'embedding' | 'indexing';
+  /** An ingest's parsing, embedding, indexing; a reindex's rebuilding, then switching. */
+  stage: 'parsing' | 'embedding' | 'indexing' | 'rebuilding' | 'switching';
+  /** A reindex: documents to rebuild in this round and before, and rebuilt so far. */
+  documents_total?: number;
+  documents_done?: number;
+  /** A reindex: chunks of the serving index, and written to the new generation so far. */
+  chunks_done?: number;
   pages_total?: number;
   pages_parsed?: number;
   chunks_total?: number;

@@ -162,6 +162,13 @@ export class JobQueue {
     return Number(r?.n ?? 0);
   }
 
+  /** The newest pending or processing job of `kind` in project `projectId`; undefined when none. */
+  async latestUnfinished(projectId: string, kind: string): Promise<JobRow | undefined> {
+    return this.cp.db.selectFrom('jobs').selectAll().where('project_id', '=', projectId)
+      .where('status', 'in', ['pending', 'processing']).where('kind', '=', kind)
+      .orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+  }
+
   async get(id: string): Promise<JobRow | undefined> {
     return this.cp.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
   }

@@ -9,6 +9,7 @@ import type { DataType, Field, FixedSizeList, Float32, Schema, Table as ArrowTab
 import { chunkId, type ChunkRecord, type EmbeddingSignature, type StoredChunk } from './namespace-index.ts';
 import { ATTR_PREFIX, attrColumnData } from './lance-attributes.ts';
 import { LAYOUT_COLUMN, layoutColumnData, layoutFields, layoutReader, termsReader } from './lance-layout.ts';
+import { BUILD_KEY, encodeBuild } from './index-build.ts';
 import { hasPackColumn, PACK_COLUMN, packColumnData, packField, packReader } from './lance-pack.ts';
 
 // The CommonJS instance of apache-arrow, i.e. the very one @lancedb/lancedb requires: Arrow's type
@@ -76,7 +77,8 @@ const INT_COLUMNS = ['chunk_index', 'chunkset_index', 'page_start', 'page_end', 
 
 /**
  * The Arrow schema of a namespace table: exactly the ChunkRecord columns, `vector` as
- * FixedSizeList<Float32>(signature.dimension), and the signature in the schema metadata.
+ * FixedSizeList<Float32>(signature.dimension), and the signature and the build record (index-build.ts) in
+ * the schema metadata.
  */
 export function chunkSchema(signature: EmbeddingSignature): Schema {
   const fields: Field[] = [
@@ -95,7 +97,7 @@ export function chunkSchema(signature: EmbeddingSignature): Schema {
     ...layoutFields(),
     packField(),
   ];
-  return new arrow.Schema(fields, new Map([[SIGNATURE_KEY, encodeSignature(signature)]]));
+  return new arrow.Schema(fields, new Map([[SIGNATURE_KEY, encodeSignature(signature)], [BUILD_KEY, encodeBuild()]]));
 }
 
 /** JSON form of a signature with a fixed key order (compared textually nowhere; parsed back). */

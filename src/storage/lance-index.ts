@@ -9,6 +9,7 @@
 // (lance-writes.ts), and the state they share (lance-context.ts).
 import type * as Lance from '@lancedb/lancedb';
 import { AppError } from '../internal/errors.ts';
+import { yieldToEventLoop } from '../internal/event-loop.ts';
 import type { LanceContext, LanceIndexOptions, LanceModule } from './lance-context.ts';
 import { AutoOptimizer } from './lance-maintenance.ts';
 import { getChunkRanges, getChunks, getChunksAt, getHeadings, listDocIds } from './lance-row-reads.ts';
@@ -17,8 +18,10 @@ import { assertNamespace, sqlString } from './lance-sql.ts';
 import { TableCache } from './lance-table-cache.ts';
 import { CommitGate } from './lance-commit-gate.ts';
 import { LanceWrites } from './lance-writes.ts';
+import { generationTable, type IndexBuild } from './index-build.ts';
 import type {
   ChunkFilter,
+  DocJobRows,
   ChunkRef,
   ChunkRecord,
   EmbeddingSignature,
@@ -160,6 +163,53 @@ export class LanceNamespaceIndex implements NamespaceIndex {
   async getSignature(namespace: string): Promise<EmbeddingSignature | null> {
     this.check(namespace);
     return (await this.ctx.tables.get(namespace))?.signature ?? null;
+  }
+
+  async describeBuild(namespace: string): Promise<(IndexBuild & { generation: number }) | null> {
+    this.check(namespace);
+    const state = await this.ctx.tables.get(namespace);
+    return state ? { ...state.build, generation: state.generation } : null;
+  }
+
+  async listDocJobs(namespace: string): Promise<DocJobRows[]> {
+    this.check(namespace);
+    return this.ctx.tables.read(namespace, [], async (state) => {
+      const byKey = new Map<string, DocJobRows>();
+      for await (const batch of state.table.query().select(['doc_id', 'source_job_id'])) {
+        const docs = batch.getChild('doc_id'), jobs = batch.getChild('source_job_id');
+        for (let i = 0; i < batch.numRows; i++) {
+          const doc = String(docs?.get(i)), job = String(jobs?.get(i));
+          const key = `${doc}\u0000${job}`;
+          const e = byKey.get(key);
+          if (e) e.chunks++;
+          else byKey.set(key, { doc_id: doc, source_job_id: job, chunks: 1 });
+        }
+        await yieldToEventLoop(); // one batch at a time: a large table's scan never holds the loop
+      }
+      return [...byKey.values()];
+    });
+  }
+
+  async exclusive<T>(namespace: string, fn: () => Promise<T>): Promise<T> {
+    this.check(namespace);
+    try {
+      return await this.ctx.gate.commit(namespace, fn);
+    } finally {
+      this.ctx.tables.evict(namespace);
+    }
+  }
+
+  async dropGeneration(namespace: string, generation: number): Promise<void> {
+    this.check(namespace);
+    const name = generationTable(namespace, generation);
+    if (generation === (await this.ctx.tables.generation(namespace))) {
+      throw new AppError('internal_error', `generation ${generation} of ${namespace} is serving it; not dropped`);
+    }
+    await this.ctx.gate.commit(name, async () => {
+      // Generation 0's name is the namespace's own: that cache entry is the serving table's, never closed here.
+      if (generation !== 0) this.ctx.tables.evict(name, true);
+      await this.writes.dropTable(name);
+    });
   }
 
   /** Namespace table handles open in this process now (bounded by opts.memory.openTables). */

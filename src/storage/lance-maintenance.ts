@@ -8,6 +8,7 @@ import { LRUCache } from 'lru-cache';
 import type * as Lance from '@lancedb/lancedb';
 import { annOf, type AnnIndex } from './lance-ann.ts';
 import type { EmbeddingSignature } from './namespace-index.ts';
+import type { IndexBuild } from './index-build.ts';
 
 type LanceModule = typeof Lance;
 
@@ -15,6 +16,10 @@ type LanceModule = typeof Lance;
 export interface TableState {
   table: Lance.Table;
   signature: EmbeddingSignature;
+  /** What built the table (its schema metadata, index-build.ts). */
+  build: IndexBuild;
+  /** The namespace generation this table is (index-build.ts generationTable). */
+  generation: number;
   /** Name of the FTS index on `tokens`; null until the first rows are written. */
   fts: string | null;
   /** The vector index (lance-ann.ts); undefined = not looked up at this version yet. */

@@ -4,6 +4,9 @@
 // With a version source (the control plane's per-namespace commit counter) a handle is moved
 // to the table's latest version when another node committed since it was loaded; the counter is read at
 // most once per `syncMs` per namespace, which bounds how late a reader sees another node's commit.
+// A namespace is served by the table of its current generation (index-build.ts): when the counter moved, the
+// generation is read too, and a handle of a generation the namespace no longer has is dropped and the new
+// generation's table opened (an online reindex's switch, docs/reindex.md).
 // At most `maxOpen` handles are kept, least recently used first out, so memory follows the namespaces in
 // use, not the number of projects: an evicted handle is not closed (a read may still hold it; the native
 // table is freed when the last reference goes) and the namespace's next read opens it again.
@@ -11,6 +14,8 @@
 import type * as Lance from '@lancedb/lancedb';
 import { AppError } from '../internal/errors.ts';
 import { chunkSchema, readSignature } from './lance-arrow.ts';
+import { BUILD_KEY, decodeBuild, generationTable, type IndexBuild } from './index-build.ts';
+import { hasPackColumn } from './lance-pack.ts';
 import { readIndexes, type TableState } from './lance-maintenance.ts';
 import type { EmbeddingSignature } from './namespace-index.ts';
 
@@ -21,6 +26,12 @@ export const isNotFound = (err: unknown): boolean =>
 /** Commit counters of namespaces kept by the control plane (storage/lease-store.ts). */
 export interface VersionSource {
   version(namespace: string): Promise<number>;
+  /** The namespace's serving generation (0 when never switched); absent = always 0. */
+  generation?(namespace: string): Promise<number>;
+  /** The highest generation the namespace has or builds (its tables are generations 0 to this); absent = 0. */
+  highestGeneration?(namespace: string): Promise<number>;
+  /** Note what built the namespace's serving table, for reports that read no table (storage/lease-store.ts). */
+  recordBuild?(namespace: string, build: IndexBuild): Promise<void>;
 }
 
 interface Seen {
@@ -43,6 +54,8 @@ export class TableCache {
   private readonly tables = new Map<string, TableState>();
   private readonly opening = new Map<string, Promise<TableState | null>>();
   private readonly seen = new Map<string, Seen>();
+  /** Build records noted per namespace by this process (JSON), so a reopened table is not noted again. */
+  private readonly noted = new Map<string, string>();
 
   /**
    * @param versions commit counters of other nodes' writes; without it handles are never re-checked here
@@ -76,8 +89,20 @@ export class TableCache {
 
   /** Create the namespace table with its schema and signature (caller holds the namespace write lock). */
   async create(namespace: string, signature: EmbeddingSignature): Promise<TableState> {
-    const table = await this.db.createEmptyTable(namespace, chunkSchema(signature), { mode: 'create', existOk: true });
-    return this.adopt(namespace, table);
+    const generation = await this.generation(namespace);
+    const table = await this.db.createEmptyTable(generationTable(namespace, generation), chunkSchema(signature), { mode: 'create', existOk: true });
+    return this.adopt(namespace, table, generation);
+  }
+
+  /** Every generation's table name a namespace may have (generations 0 to the highest it has or builds). */
+  async allTables(namespace: string): Promise<string[]> {
+    const top = (await this.versions?.highestGeneration?.(namespace)) ?? 0;
+    return Array.from({ length: top + 1 }, (_, g) => generationTable(namespace, g));
+  }
+
+  /** The namespace's serving generation in the control plane (0 without one). */
+  generation(namespace: string): Promise<number> {
+    return this.versions?.generation?.(namespace) ?? Promise.resolve(0);
   }
 
   /**
@@ -144,7 +169,9 @@ export class TableCache {
     entry.pending = (async () => {
       const checkedAt = Date.now();
       const version = await this.versions!.version(namespace);
-      if (version !== entry.version) {
+      if (version !== entry.version && (await this.generation(namespace)) !== state.generation) {
+        this.evict(namespace); // switched to another generation: the next get() opens its table
+      } else if (version !== entry.version) {
         try {
           await state.table.checkoutLatest();
           state.count = undefined;
@@ -173,6 +200,14 @@ export class TableCache {
     }
   }
 
+  /** Record the build of a namespace's serving table once per process and change (best effort: a report, not state). */
+  private note(namespace: string, build: IndexBuild): void {
+    const json = JSON.stringify(build);
+    if (!this.versions?.recordBuild || this.noted.get(namespace) === json) return;
+    this.noted.set(namespace, json);
+    this.versions.recordBuild(namespace, build).catch(() => this.noted.delete(namespace));
+  }
+
   /** Close every cached handle. */
   closeAll(): void {
     for (const ns of [...this.tables.keys()]) this.evict(ns, true);
@@ -182,26 +217,30 @@ export class TableCache {
     // The counter is read BEFORE opening: the handle reflects at least that version.
     const checkedAt = Date.now();
     const version = this.versions ? await this.versions.version(namespace) : 0;
+    const generation = await this.generation(namespace);
     let table: Lance.Table;
     try {
-      table = await this.db.openTable(namespace);
+      table = await this.db.openTable(generationTable(namespace, generation));
     } catch (err) {
       if (isNotFound(err)) return null;
       throw err;
     }
-    const state = await this.adopt(namespace, table);
+    const state = await this.adopt(namespace, table, generation);
     this.seen.set(namespace, { version, checkedAt });
     return state;
   }
 
-  /** Read the recorded signature and FTS index name, then cache the handle. */
-  private async adopt(namespace: string, table: Lance.Table): Promise<TableState> {
-    const signature = readSignature(await table.schema());
+  /** Read the recorded signature, build record and FTS index name, then cache the handle. */
+  private async adopt(namespace: string, table: Lance.Table, generation: number): Promise<TableState> {
+    const schema = await table.schema();
+    const signature = readSignature(schema);
     if (!signature) {
       table.close();
       throw new AppError('embedder_mismatch', `namespace ${namespace} has no recorded embedding signature`, { namespace });
     }
-    const state: TableState = { table, signature, ...(await readIndexes(table)) };
+    const build = decodeBuild(schema.metadata.get(BUILD_KEY), signature, hasPackColumn(schema));
+    const state: TableState = { table, signature, build, generation, ...(await readIndexes(table)) };
+    this.note(namespace, build);
     this.tables.delete(namespace);
     this.tables.set(namespace, state);
     for (const oldest of this.tables.keys()) {

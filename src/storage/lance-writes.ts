@@ -94,16 +94,22 @@ export class LanceWrites {
     return deleted;
   }
 
+  /** Drop the namespace's table of every generation (the serving one, older ones, one being built). */
   async dropNamespace(namespace: string): Promise<void> {
     await this.commit(namespace, async () => {
       this.ctx.tables.evict(namespace, true);
       this.auto.forget(namespace);
-      try {
-        await this.ctx.db.dropTable(namespace);
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-      }
+      for (const name of await this.ctx.tables.allTables(namespace)) await this.dropTable(name);
     });
+  }
+
+  /** Drop one Lance table by its own name (a generation no longer served); absent is fine. */
+  async dropTable(name: string): Promise<void> {
+    try {
+      await this.ctx.db.dropTable(name);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
   }
 
   /** Fold the rows appended since the FTS index was built into it (LanceNamespaceIndex.refreshLexical). */

@@ -4,6 +4,7 @@
 // plane's own clock, so nodes whose clocks disagree still agree on when a lease has expired.
 import { sql, type RawBuilder } from 'kysely';
 import type { ControlPlane } from './db.ts';
+import type { IndexBuild } from './index-build.ts';
 
 /** A lease this node holds: the epoch names the acquisition (renewals and releases must quote it). */
 export interface HeldLease {
@@ -101,6 +102,27 @@ export class LeaseStore {
   async version(namespace: string): Promise<number> {
     const row = await this.cp.db.selectFrom('namespace_leases').select('version').where('namespace', '=', namespace).executeTakeFirst();
     return Number(row?.version ?? 0);
+  }
+
+  /** The namespace's serving generation (index-build.ts; 0 when never switched or never leased). */
+  async generation(namespace: string): Promise<number> {
+    const row = await this.cp.db.selectFrom('namespace_leases').select('generation').where('namespace', '=', namespace).executeTakeFirst();
+    return Number(row?.generation ?? 0);
+  }
+
+  /** The highest generation the namespace has or is building (its tables are generations 0 to this). */
+  async highestGeneration(namespace: string): Promise<number> {
+    const row = await this.cp.db.selectFrom('namespace_leases').select(['generation', 'build_generation']).where('namespace', '=', namespace).executeTakeFirst();
+    return Math.max(Number(row?.generation ?? 0), Number(row?.build_generation ?? 0));
+  }
+
+  /** Note what built the namespace's serving table (a report for /readyz; the table's own record rules). */
+  async recordBuild(namespace: string, build: IndexBuild): Promise<void> {
+    const json = JSON.stringify(build);
+    await this.cp.db.updateTable('namespace_leases').set({ built_with: json })
+      .where('namespace', '=', namespace)
+      .where((eb) => eb.or([eb('built_with', 'is', null), eb('built_with', '<>', json)]))
+      .execute();
   }
 
   /** Holder, epoch and expiry of a namespace's lease (operations, tests); undefined when never leased. */

@@ -342,6 +342,16 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('jobs').addColumn('progress', 'text').execute();
     },
   },
+  // Index generations (docs/reindex.md): which Lance table serves a namespace, the one an online reindex
+  // is building and by which job, and what built the serving one (embedder, analyser, table format).
+  '0013_index_generations': {
+    async up(db: Kysely<any>): Promise<void> {
+      await db.schema.alterTable('namespace_leases').addColumn('generation', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.alterTable('namespace_leases').addColumn('build_generation', 'integer').execute();
+      await db.schema.alterTable('namespace_leases').addColumn('build_job_id', 'text').execute();
+      await db.schema.alterTable('namespace_leases').addColumn('built_with', 'text').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

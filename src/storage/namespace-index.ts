@@ -1,6 +1,7 @@
 // The data-plane contract: one index per project namespace holding chunks, their vectors and their
 // analysed text. Domain code (ingest, search, documents) depends only on this interface; LanceDB is the
 // default implementation (lance-index.ts) and another engine can be added behind it (DESIGN.md §2).
+import type { IndexBuild } from './index-build.ts';
 
 /**
  * The id of a document's chunk: `${doc_id}:${chunk_index}`, unique within the namespace. Ingest writes it
@@ -179,6 +180,13 @@ export interface IndexHit {
   pairHashes?: Uint32Array;
 }
 
+/** One document's rows from one job (NamespaceIndex.listDocJobs). */
+export interface DocJobRows {
+  doc_id: string;
+  source_job_id: string;
+  chunks: number;
+}
+
 /** Embedding model an index was built with; a mismatch is refused (DESIGN.md §3). */
 export interface EmbeddingSignature {
   provider: string;
@@ -277,6 +285,28 @@ export interface NamespaceIndex {
   dropNamespace(namespace: string): Promise<void>;
   /** Background maintenance: fold unindexed rows into the FTS/ANN indexes, compact, clean old versions. */
   optimize(namespace: string): Promise<void>;
+  /**
+   * What built the namespace's serving table (embedder, analyser, table format: storage/index-build.ts) and
+   * its generation; null when the namespace has no table.
+   */
+  describeBuild(namespace: string): Promise<(IndexBuild & { generation: number }) | null>;
+  /**
+   * Every document of the namespace's serving table with the job its rows carry and their number, in one
+   * scan of two columns (what an online reindex compares a generation with). Rows of one document written
+   * by two jobs give two entries.
+   */
+  listDocJobs(namespace: string): Promise<DocJobRows[]>;
+  /**
+   * Run `fn` while no commit to the namespace can happen: this process's commits wait for it and, with
+   * coordination, other nodes wait for the writer lease it holds. The namespace's cached table is reopened
+   * afterwards (fn may have switched its generation).
+   */
+  exclusive<T>(namespace: string, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Drop the table of one generation of a namespace that is not serving it (a retired or unfinished
+   * build, storage/index-build.ts generationTable); a missing table is fine.
+   */
+  dropGeneration(namespace: string, generation: number): Promise<void>;
   /** Readiness (/readyz): the engine's storage answers a listing. @throws the engine's error otherwise */
   probe(): Promise<void>;
   close(): Promise<void>;

@@ -295,6 +295,16 @@ export interface NamespaceLeasesTable {
   wanted_at: number | null;
   /** Number of commits to the namespace's table so far (readers compare it with what they loaded). */
   version: number;
+  /**
+   * Generation of the Lance table serving the namespace (storage/index-build.ts generationTable: 0 = the
+   * table named after the namespace); an online reindex switches it, with `version`, in one update.
+   */
+  generation: Optional<number>;
+  /** Generation an online reindex is building, and its job; null when none runs. */
+  build_generation: Optional<number | null>;
+  build_job_id: Optional<string | null>;
+  /** JSON IndexBuild (embedder, analyser, table format) of the serving table, as last read from it. */
+  built_with: Optional<string | null>;
 }
 
 /** One fixed-window request counter: key `ip:<addr>` or `<class>:<project id>`; times in epoch ms. */

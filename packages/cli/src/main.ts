@@ -9,11 +9,12 @@ import { ingestCommand } from './commands/ingest.ts';
 import { jobsCommands } from './commands/jobs.ts';
 import { projectCommands } from './commands/projects.ts';
 import { searchCommand } from './commands/search.ts';
+import { reindexCommands } from './commands/reindex.ts';
 import { type Command, Context, DEFAULT_URL, GLOBAL_OPTIONS } from './context.ts';
 import { describeError, EXIT_OK, EXIT_USAGE, UsageError } from './errors.ts';
 import { type Io, println, processIo } from './io.ts';
 
-export const COMMANDS: Command[] = [ingestCommand, searchCommand, evalCommand, ...docsCommands, ...jobsCommands, ...bucketCommands, ...projectCommands];
+export const COMMANDS: Command[] = [ingestCommand, searchCommand, evalCommand, ...docsCommands, ...jobsCommands, ...reindexCommands, ...bucketCommands, ...projectCommands];
 
 const GLOBAL_VALUED = new Set(['--url', '-u', '--api-key', '-k', '--project', '-p']);
 

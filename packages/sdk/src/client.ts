@@ -9,7 +9,7 @@ import type {
   CreateProjectRequest, DeleteDocResponse, DeleteJobResponse, DocInfo, IngestOptions, JobStatus, JobStatusEvent,
   ListDocsResponse, LoginResponse, ProjectList, PublicJob, RetrievalContext, SearchInDocRequest, SearchRequest,
   SearchResponse, SearchResult, UpdateBucketCredentialsRequest, CreateEvaluationRequest, Evaluation, EvaluationList,
-  DeleteEvaluationResponse,
+  DeleteEvaluationResponse, IndexDescription, ReindexJob,
 } from './types.ts';
 
 export type DocsearchClientOptions = TransportOptions;
@@ -139,6 +139,20 @@ export class DocsearchClient {
   /** GET /v3/docsearch/attributes (a 503 is retried, never read as "no attributes"). */
   listAttributes(o: Opts = {}): Promise<AttributeList> {
     return this.http.json('GET', '/v3/docsearch/attributes', { signal: o.signal, retryNetworkErrors: true });
+  }
+
+  // ---- the index -----------------------------------------------------------------------------
+  /** GET /v3/docsearch/index: generation, size, what built it against what runs, the reindex running. */
+  describeIndex(o: Opts = {}): Promise<IndexDescription> {
+    return this.http.json('GET', '/v3/docsearch/index', { signal: o.signal, retryNetworkErrors: true });
+  }
+  /**
+   * POST /v3/docsearch/reindex: rebuild the namespace online into a new index generation; the answer is the
+   * job (follow it with watchJob / waitForJob).
+   * @throws DocsearchError 409 reindex_running (details.job_id names the running one)
+   */
+  reindex(o: Opts = {}): Promise<ReindexJob> {
+    return this.http.json('POST', '/v3/docsearch/reindex', { signal: o.signal });
   }
 
   // ---- evaluations ----------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 // One reading of a job's progress for every client that shows it (the CLI's progress line, the MCP
 // server's progress notifications): a percentage that only moves forward through the stages of an ingest
-// (queued, parsing pages, embedding chunks, indexing, finished) and a short sentence saying where it is.
+// (queued, parsing pages, embedding chunks, indexing, finished) or a reindex (rebuilding documents,
+// switching), and a short sentence saying where it is.
 import type { JobStatusEvent } from './types.ts';
 
 /** Where a job is: `percent` 0–100 (100 only once it is terminal) and a short description. */
@@ -10,7 +11,7 @@ export interface JobProgressReading {
 }
 
 /** Share of the way each stage starts at and reaches (parsing and embedding move with their counts). */
-const SPAN = { processing: 1, parsing: [1, 40], embedding: [40, 90], indexing: 95 } as const;
+const SPAN = { processing: 1, parsing: [1, 40], embedding: [40, 90], indexing: 95, rebuilding: [1, 95], switching: 97 } as const;
 
 const share = (done: number | undefined, total: number | undefined) => (total && done !== undefined ? Math.min(1, done / total) : 0);
 
@@ -33,5 +34,10 @@ export function readJobProgress(ev: Pick<JobStatusEvent, 'status' | 'is_terminal
     const [from, to] = SPAN.embedding;
     return { percent: Math.round(from + (to - from) * share(p.chunks_embedded, p.chunks_total)), text: `embedding chunk ${p.chunks_embedded ?? 0} of ${p.chunks_total ?? '?'}` };
   }
+  if (p.stage === 'rebuilding') {
+    const [from, to] = SPAN.rebuilding;
+    return { percent: Math.round(from + (to - from) * share(p.documents_done, p.documents_total)), text: `rebuilding document ${p.documents_done ?? 0} of ${p.documents_total ?? '?'}` };
+  }
+  if (p.stage === 'switching') return { percent: SPAN.switching, text: 'switching to the new generation' };
   return { percent: SPAN.indexing, text: p.chunks_total ? `indexing ${p.chunks_total} chunks` : 'indexing' };
 }

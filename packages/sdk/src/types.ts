@@ -28,6 +28,11 @@ export type JobStatusEvent = Pick<JobStatus, 'job_id' | 'status' | 'code' | 'is_
 /** How far an ingest has come (extension; docs/jobs.md): stage, pages parsed, chunks embedded. */
 export type JobProgress = NonNullable<JobStatus['progress']>;
 
+/** GET /v3/docsearch/index: the namespace's index, what built it and whether it needs a reindex (docs/reindex.md). */
+export type IndexDescription = ResponseOf<'describeIndex', 200>;
+/** POST /v3/docsearch/reindex answers the reindex job's status. */
+export type ReindexJob = ResponseOf<'reindex', 202>;
+
 export type DocInfo = ResponseOf<'getDocument', 200>;
 export type ListDocsResponse = ResponseOf<'listDocuments', 200>;
 export type DeleteDocResponse = ResponseOf<'deleteDocument', 200>;

@@ -112,6 +112,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/docsearch/index": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The namespace's index and whether it needs a reindex
+         * @description A namespace built by another embedder, analyser or table format than the running one still answers searches and is reported here as needing a reindex (POST /docsearch/reindex).
+         */
+        get: operations["describeIndex"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/docsearch/ingest": {
         parameters: {
             query?: never;
@@ -249,6 +269,26 @@ export interface paths {
         put?: never;
         /** Re-queue failed files of a bucket ingest task */
         post: operations["retryBucketIngestFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/docsearch/reindex": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rebuild the namespace's index online
+         * @description Rebuilds every document from its stored original with the running embedder, analyser and table format into a new index generation; searches answer from the serving one until the switch, which is at once. Documents ingested or deleted meanwhile are right afterwards. Answers the job (202); GET /jobs/{job_id}/status follows it (progress stage rebuilding, then switching), DELETE /jobs/{job_id} cancels it. 409 reindex_running while another reindex of the namespace is pending or running.
+         */
+        post: operations["reindex"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2049,6 +2089,144 @@ export interface operations {
             };
         };
     };
+    describeIndex: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
+                "X-Project-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What built the serving index; null while the namespace has none */
+                        built_with: {
+                            /** @description Text analysis version; null for a table built before it was recorded */
+                            analyser: number | null;
+                            embedder: {
+                                /** @description Vector dimension */
+                                dimension: number;
+                                /** @description Model id */
+                                model: string;
+                                /** @description Embedder kind (builtin, onnx, http) */
+                                provider: string;
+                            };
+                            /** @description Table format (`packed-2`; `columns` or `packed` for tables built before it was recorded) */
+                            format: string;
+                        } | null;
+                        /** @description Chunks in the serving index */
+                        chunks: number;
+                        /** @description Generation of the serving index (0 until the first reindex) */
+                        generation: number;
+                        namespace: string;
+                        /** @description The serving index was built by another embedder, analyser or table format than the running one; it still answers */
+                        needs_reindex: boolean;
+                        /** @description One sentence per difference */
+                        reasons: string[];
+                        /** @description The reindex running now, if any */
+                        reindex: {
+                            /** @description Generation being built */
+                            generation: number;
+                            /**
+                             * Format: uuid
+                             * @description The reindex job (GET /jobs/{job_id}/status follows it)
+                             */
+                            job_id: string;
+                            /** @enum {string} */
+                            status: "pending" | "processing" | "done" | "failed";
+                        } | null;
+                        /** @description What built an index: embedder, text analysis and table format */
+                        running: {
+                            /** @description Text analysis version; null for a table built before it was recorded */
+                            analyser: number | null;
+                            embedder: {
+                                /** @description Vector dimension */
+                                dimension: number;
+                                /** @description Model id */
+                                model: string;
+                                /** @description Embedder kind (builtin, onnx, http) */
+                                provider: string;
+                            };
+                            /** @description Table format (`packed-2`; `columns` or `packed` for tables built before it was recorded) */
+                            format: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error response has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     ingestDocument: {
         parameters: {
             query?: never;
@@ -3101,6 +3279,145 @@ export interface operations {
             };
         };
     };
+    reindex: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
+                "X-Project-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        attempts: number;
+                        /** @description HTTP-like outcome: 202 pending/processing, 200 done, 4xx input at fault, 499 cancelled, 5xx server */
+                        code: number;
+                        created_at: string;
+                        doc_id?: string;
+                        error?: {
+                            code: string;
+                            message: string;
+                        };
+                        finished_at: string | null;
+                        is_terminal: boolean;
+                        job_id: string;
+                        /** @description pending after a failed attempt: why it failed */
+                        last_error?: string;
+                        max_attempts: number;
+                        /** @description pending after a failed attempt: earliest start of the next one */
+                        next_attempt_at?: string;
+                        /** @description Extension: the running (or last) attempt's stage and counts; moves while the job is processing */
+                        progress?: {
+                            /** @description A reindex: chunks written to the new generation */
+                            chunks_done?: number;
+                            chunks_embedded?: number;
+                            /** @description Chunks the document was cut into (a reindex: of the serving index) */
+                            chunks_total?: number;
+                            documents_done?: number;
+                            /** @description A reindex: documents to rebuild so far */
+                            documents_total?: number;
+                            pages_parsed?: number;
+                            /** @description Pages of a paged format (PDF), once opened */
+                            pages_total?: number;
+                            /** @description An ingest: parsing, embedding, indexing. A reindex: rebuilding, then switching */
+                            stage: "parsing" | "embedding" | "indexing" | "rebuilding" | "switching";
+                        };
+                        properties: {
+                            base_url?: string;
+                            file: {
+                                filename: string;
+                                size: number;
+                            };
+                        };
+                        started_at: string | null;
+                        status: "pending" | "processing" | "done" | "failed";
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Every error response has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     search: {
         parameters: {
             query?: never;
@@ -3666,13 +3983,19 @@ export interface operations {
                             next_attempt_at?: string;
                             /** @description Extension: the running (or last) attempt's stage and counts; moves while the job is processing */
                             progress?: {
+                                /** @description A reindex: chunks written to the new generation */
+                                chunks_done?: number;
                                 chunks_embedded?: number;
-                                /** @description Chunks the document was cut into */
+                                /** @description Chunks the document was cut into (a reindex: of the serving index) */
                                 chunks_total?: number;
+                                documents_done?: number;
+                                /** @description A reindex: documents to rebuild so far */
+                                documents_total?: number;
                                 pages_parsed?: number;
                                 /** @description Pages of a paged format (PDF), once opened */
                                 pages_total?: number;
-                                stage: "parsing" | "embedding" | "indexing";
+                                /** @description An ingest: parsing, embedding, indexing. A reindex: rebuilding, then switching */
+                                stage: "parsing" | "embedding" | "indexing" | "rebuilding" | "switching";
                             };
                             properties: {
                                 base_url?: string;
@@ -3805,13 +4128,19 @@ export interface operations {
                         next_attempt_at?: string;
                         /** @description Extension: the running (or last) attempt's stage and counts; moves while the job is processing */
                         progress?: {
+                            /** @description A reindex: chunks written to the new generation */
+                            chunks_done?: number;
                             chunks_embedded?: number;
-                            /** @description Chunks the document was cut into */
+                            /** @description Chunks the document was cut into (a reindex: of the serving index) */
                             chunks_total?: number;
+                            documents_done?: number;
+                            /** @description A reindex: documents to rebuild so far */
+                            documents_total?: number;
                             pages_parsed?: number;
                             /** @description Pages of a paged format (PDF), once opened */
                             pages_total?: number;
-                            stage: "parsing" | "embedding" | "indexing";
+                            /** @description An ingest: parsing, embedding, indexing. A reindex: rebuilding, then switching */
+                            stage: "parsing" | "embedding" | "indexing" | "rebuilding" | "switching";
                         };
                         properties: {
                             base_url?: string;

@@ -13,6 +13,8 @@ import { registerEvaluationsCreateRoute } from './evaluations-create.ts';
 import { registerEvaluationsGetRoute } from './evaluations-get.ts';
 import { registerEvaluationsListRoute } from './evaluations-list.ts';
 import { registerEvaluationsDeleteRoute } from './evaluations-delete.ts';
+import { registerIndexGetRoute } from './index-get.ts';
+import { registerReindexRoute } from './reindex.ts';
 
 export async function registerDocsearchRoutes(app: FastifyInstance, services: Services): Promise<void> {
   await registerIngestRoute(app, services);
@@ -27,4 +29,6 @@ export async function registerDocsearchRoutes(app: FastifyInstance, services: Se
   await registerEvaluationsGetRoute(app, services);
   await registerEvaluationsListRoute(app, services);
   await registerEvaluationsDeleteRoute(app, services);
+  await registerIndexGetRoute(app, services);
+  await registerReindexRoute(app, services);
 }

@@ -6,10 +6,15 @@ export const JobIdParams = Type.Object({ job_id: Type.String({ maxLength: 200 })
 
 /** Extension: how far an ingest has come (docs/jobs.md); counts appear once known. */
 export const JobProgressSchema = Type.Object({
-  stage: Type.Union([Type.Literal('parsing'), Type.Literal('embedding'), Type.Literal('indexing')]),
+  stage: Type.Union([Type.Literal('parsing'), Type.Literal('embedding'), Type.Literal('indexing'), Type.Literal('rebuilding'), Type.Literal('switching')], {
+    description: 'An ingest: parsing, embedding, indexing. A reindex: rebuilding, then switching',
+  }),
+  documents_total: Type.Optional(Type.Integer({ minimum: 0, description: 'A reindex: documents to rebuild so far' })),
+  documents_done: Type.Optional(Type.Integer({ minimum: 0 })),
+  chunks_done: Type.Optional(Type.Integer({ minimum: 0, description: 'A reindex: chunks written to the new generation' })),
   pages_total: Type.Optional(Type.Integer({ minimum: 0, description: 'Pages of a paged format (PDF), once opened' })),
   pages_parsed: Type.Optional(Type.Integer({ minimum: 0 })),
-  chunks_total: Type.Optional(Type.Integer({ minimum: 0, description: 'Chunks the document was cut into' })),
+  chunks_total: Type.Optional(Type.Integer({ minimum: 0, description: 'Chunks the document was cut into (a reindex: of the serving index)' })),
   chunks_embedded: Type.Optional(Type.Integer({ minimum: 0 })),
 }, { description: 'Extension: the running (or last) attempt\'s stage and counts; moves while the job is processing' });
 
