@@ -335,6 +335,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the project's ingest jobs (extension) */
+        get: operations["listJobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/jobs/{job_id}": {
         parameters: {
             query?: never;
@@ -361,6 +378,23 @@ export interface paths {
         };
         /** Job status */
         get: operations["getJobStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/project": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project this credential acts on (extension) */
+        get: operations["getCurrentProject"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3942,6 +3976,139 @@ export interface operations {
             };
         };
     };
+    listJobs: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page */
+                cursor?: string;
+                /** @description Page size 1..100 (default 20) */
+                limit?: string;
+                /** @description Only jobs in these states, comma-separated (e.g. `pending,processing` for the unfinished ones) */
+                status?: string;
+            };
+            header?: {
+                /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
+                "X-Project-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Newest first; each as GET /jobs/{job_id}/status shows it */
+                        jobs: {
+                            attempts: number;
+                            /** @description HTTP-like outcome: 202 pending/processing, 200 done, 4xx input at fault, 499 cancelled, 5xx server */
+                            code: number;
+                            created_at: string;
+                            doc_id?: string;
+                            error?: {
+                                code: string;
+                                message: string;
+                            };
+                            finished_at: string | null;
+                            is_terminal: boolean;
+                            job_id: string;
+                            /** @description pending after a failed attempt: why it failed */
+                            last_error?: string;
+                            max_attempts: number;
+                            /** @description pending after a failed attempt: earliest start of the next one */
+                            next_attempt_at?: string;
+                            /** @description Extension: the running (or last) attempt's stage and counts; moves while the job is processing */
+                            progress?: {
+                                /** @description A reindex: chunks written to the new generation */
+                                chunks_done?: number;
+                                chunks_embedded?: number;
+                                /** @description Chunks the document was cut into (a reindex: of the serving index) */
+                                chunks_total?: number;
+                                documents_done?: number;
+                                /** @description A reindex: documents to rebuild so far */
+                                documents_total?: number;
+                                pages_parsed?: number;
+                                /** @description Pages of a paged format (PDF), once opened */
+                                pages_total?: number;
+                                /** @description An ingest: parsing, embedding, indexing. A reindex: rebuilding, then switching */
+                                stage: "parsing" | "embedding" | "indexing" | "rebuilding" | "switching";
+                            };
+                            properties: {
+                                base_url?: string;
+                                file: {
+                                    filename: string;
+                                    size: number;
+                                };
+                            };
+                            started_at: string | null;
+                            status: "pending" | "processing" | "done" | "failed";
+                            updated_at: string;
+                        }[];
+                        /** @description Pass as `cursor` for older jobs; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Every error response has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     deleteJob: {
         parameters: {
             query?: never;
@@ -4202,6 +4369,92 @@ export interface operations {
             };
             /** @description Every error response has this shape. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getCurrentProject: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Project id; required with account-level credentials (account API key, login session), omitted with a project API key */
+                "X-Project-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Project"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error response has this shape. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
