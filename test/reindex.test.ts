@@ -91,6 +91,8 @@ for (const backend of BACKENDS) {
       assert.equal(after1.generation, 1);
       assert.equal(after1.chunks, described.chunks);
       assert.equal(after1.built_with.format, after1.running.format);
+      const project = (await api(server.baseUrl, key, 'GET', '/v3/project')).body as any;
+      assert.deepEqual(project.index, { generation: 1, needs_reindex: false, reasons: [] });
 
       // A document ingested and one deleted while the next reindex runs.
       const job2 = await reindexDone(server.baseUrl, key);

@@ -25,8 +25,13 @@ export interface RebuildDeps {
   parser?: ParseRunner;
 }
 
-/** Rows per append to the new generation (one Lance commit; bounds the memory a round holds). */
+/** Rows per append to the new generation at most (one Lance commit; bounds the memory a round holds). */
 const APPEND_ROWS = 2_000;
+/**
+ * Longest time rebuilt rows wait for their append, ms: what a crash can make an attempt redo (its next
+ * attempt continues from what is appended), at the cost of one small commit per period.
+ */
+const APPEND_EVERY_MS = 2_000;
 /** Documents removed from the new generation per commit. */
 const REMOVE_BATCH = 500;
 
@@ -96,7 +101,9 @@ export class Rebuild {
     this.counts.documents_total = this.counts.documents_done + work.build.length;
     this.counts.chunks_total = work.servingChunks;
     let pending: ChunkRecord[] = [];
+    let flushedAt = Date.now();
     const flush = async () => {
+      flushedAt = Date.now();
       if (pending.length === 0) return;
       await this.deps.index.addChunks(this.target, pending, this.deps.embedder.signature);
       this.counts.chunks_done += pending.length;
@@ -119,7 +126,7 @@ export class Rebuild {
         this.rebuilt.set(key, rows.length);
       }
       this.counts.documents_done++;
-      if (pending.length >= APPEND_ROWS) await flush();
+      if (pending.length >= APPEND_ROWS || Date.now() - flushedAt >= APPEND_EVERY_MS) await flush();
       this.onProgress(this.counts);
     }
     await flush();

@@ -584,6 +584,14 @@ export interface components {
             created_at: string;
             /** @description Project id; send it as X-Project-ID with account-level credentials */
             id: string;
+            /** @description GET /project only: whether the namespace's index needs a reindex (GET /docsearch/index describes it) */
+            index?: {
+                /** @description Generation of the serving index (0 until the first reindex) */
+                generation: number;
+                /** @description Built by another embedder, analyser or table format than the running one (it still answers) */
+                needs_reindex: boolean;
+                reasons: string[];
+            };
             name: string;
             /** @description The project's namespace (`ns_` + 32 hex) */
             namespace: string;

@@ -21,6 +21,11 @@ export const ProjectSchema = Type.Object({
   protected: Type.Boolean({ description: 'Protected projects refuse account API keys' }),
   namespace: Type.String({ description: 'The project\'s namespace (`ns_` + 32 hex)' }),
   created_at: Type.String({ format: 'date-time' }),
+  index: Type.Optional(Type.Object({
+    generation: Type.Integer({ description: 'Generation of the serving index (0 until the first reindex)' }),
+    needs_reindex: Type.Boolean({ description: 'Built by another embedder, analyser or table format than the running one (it still answers)' }),
+    reasons: Type.Array(Type.String()),
+  }, { description: 'GET /project only: whether the namespace\'s index needs a reindex (GET /docsearch/index describes it)' })),
 }, { $id: 'Project' });
 
 export const CreateProjectBodySchema = Type.Object({
