@@ -38,6 +38,40 @@ const CHILD_SCRIPT = `
 const S3rver = require(require.resolve('s3rver', { paths: [process.cwd()] }));
 const AWSAccount = require(require.resolve('s3rver/lib/models/account', { paths: [process.cwd()] }));
 AWSAccount.DUMMY_ACCOUNT.createKeyPair(process.env.S3_AKID, 'unused-s3rver-does-not-check-v4');
+// S3 never shows a partly written object; s3rver writes in place, and resolves a buffer's PUT before the
+// bytes are on disk, so a reader could see a short or empty object (Lance: "Range started at 0 and ended
+// at 0" on a manifest being committed). Objects are written to a temporary name beside their place, their
+// metadata first, then renamed into place (listing skips the temporary name: it lacks the object suffix).
+const FilesystemStore = require(require.resolve('s3rver/lib/stores/filesystem', { paths: [process.cwd()] }));
+const nodeFs = require('fs');
+const nodePath = require('path');
+const nodeCrypto = require('crypto');
+const { pipeline } = require('stream/promises');
+const { Transform } = require('stream');
+FilesystemStore.prototype.putObject = async function (object) {
+  const objectPath = this.getResourcePath(object.bucket, object.key, 'object');
+  await nodeFs.promises.mkdir(nodePath.dirname(objectPath), { recursive: true });
+  const tmp = objectPath + '.tmp-' + process.pid + '-' + nodeCrypto.randomBytes(6).toString('hex');
+  const md5 = nodeCrypto.createHash('md5');
+  let size = 0;
+  try {
+    if (Buffer.isBuffer(object.content)) {
+      await nodeFs.promises.writeFile(tmp, object.content);
+      md5.update(object.content);
+      size = object.content.length;
+    } else {
+      const count = new Transform({ transform(chunk, enc, cb) { md5.update(chunk); size += chunk.length; cb(null, chunk); } });
+      await pipeline(object.content, count, nodeFs.createWriteStream(tmp));
+    }
+    const digest = md5.digest('hex');
+    await this.putMetadata(object.bucket, object.key, object.metadata, digest);
+    await nodeFs.promises.rename(tmp, objectPath);
+    return { size, md5: digest };
+  } catch (err) {
+    await nodeFs.promises.rm(tmp, { force: true });
+    throw err;
+  }
+};
 new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: process.env.S3_DIR })
   .run().then((addr) => { process.stdout.write(JSON.stringify({ port: addr.port }) + '\\n'); });
 `;
