@@ -118,6 +118,7 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
   }
   const queue = new JobQueue(cp);
   const metrics = new Metrics(cp);
+  metrics.watchIndexCache(() => index.readCacheStats());
   queue.onTerminal(async (_trx, job) => metrics.observeJob(job));
   const attributes = new AttributeService({ cp, serverSecret: cfg.serverSecret, logger });
   const jobs = new JobService({ queue, db: cp.db, logger });

@@ -81,6 +81,11 @@ describe('service on PostgreSQL + S3 (blobs and index in one bucket)', () => {
     const assets = (a.body as { assets?: Record<string, { images?: unknown[] }> }).assets ?? {};
     const images = Object.values(assets).flatMap((x) => x.images ?? []);
     assert.ok(images.length >= 1, `figures returned from the blob store: ${JSON.stringify(a.body).slice(0, 300)}`);
+    // The index read the table through its read cache, and /metrics says how (results by tier).
+    const metrics = await (await fetch(`${server.baseUrl}/metrics`)).text();
+    const reads = (result: string) => Number(new RegExp(`^docsearch_index_cache_reads_total\\{result="${result}"\\} (\\d+)`, 'm').exec(metrics)?.[1] ?? NaN);
+    assert.ok(reads('miss') > 0, `cache misses (reads from the bucket) reported: ${metrics.match(/^docsearch_index_cache.*$/gm)?.join(' | ')}`);
+    assert.ok(reads('memory_hit') + reads('disk_hit') > 0, 'cache hits reported');
   });
 
   test('/readyz reports the database, the bucket and the index as reachable, with their locations', async () => {

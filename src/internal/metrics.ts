@@ -5,7 +5,7 @@
 // (queue depth, index sizes) are read from the control plane at scrape time, so every process of a
 // deployment reports the same, current numbers.
 import { sql } from 'kysely';
-import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Selectable } from 'kysely';
 // Types only: the gauges read the control plane that storage/ defines; nothing in storage/ imports this file.
 import type { ControlPlane } from '../storage/db.ts';
@@ -15,6 +15,16 @@ import type { JobsTable } from '../storage/schema.ts';
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const JOB_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800];
 const STAGE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+
+/** A scrape waits at most this long for the index read cache's thread to report (ms). */
+const CACHE_STATS_TIMEOUT_MS = 1000;
+
+/** Block reads of the index read cache since start, by tier (storage/object-cache.ts). */
+export interface IndexCacheStats {
+  memoryHits: number;
+  diskHits: number;
+  misses: number;
+}
 
 /** Stages of the search pipeline that are timed (search/search-service.ts). */
 export type SearchStage = 'scope' | 'embed' | 'retrieve' | 'rank' | 'rerank' | 'expand';
@@ -57,6 +67,28 @@ export class Metrics {
     new Gauge({
       name: 'docsearch_index_chunks', help: 'Chunks (vector and BM25 rows) of the visible documents in all namespaces.', registers,
       async collect() { this.set(Number((await indexTotals(cp)).chunks)); },
+    });
+  }
+
+  /**
+   * Report the index read cache's block reads at each scrape as `docsearch_index_cache_reads_total`, by
+   * result: `memory_hit`, `disk_hit`, `miss` (a miss is read from the object store). `read` resolves to
+   * null when the index has no read cache; a cache thread that does not answer within 1 s leaves the
+   * series out of that scrape rather than holding it.
+   */
+  watchIndexCache(read: () => Promise<IndexCacheStats | null>): void {
+    new Counter({
+      name: 'docsearch_index_cache_reads_total', help: 'Block reads of the index read cache in front of object storage, by result: memory_hit, disk_hit, miss (read from the store).',
+      labelNames: ['result'], registers: [this.registry],
+      async collect() {
+        const timeout = new Promise<null>((resolve) => setTimeout(resolve, CACHE_STATS_TIMEOUT_MS, null).unref());
+        const stats = await Promise.race([read().catch(() => null), timeout]);
+        this.reset();
+        if (!stats) return;
+        this.inc({ result: 'memory_hit' }, stats.memoryHits);
+        this.inc({ result: 'disk_hit' }, stats.diskHits);
+        this.inc({ result: 'miss' }, stats.misses);
+      },
     });
   }
 

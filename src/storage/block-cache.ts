@@ -49,7 +49,10 @@ export class BlockCache {
   private diskUsed = 0;
   private readonly timer?: NodeJS.Timeout;
   private scanning?: Promise<void>;
-  /** Hits and misses by tier, for metrics and the benchmark. */
+  /**
+   * Block reads by where they were answered: the memory tier, the disk tier, or (`misses`, counted by the
+   * caller that fetches them, object-cache-proxy.ts) the object store. For metrics and the benchmark.
+   */
   readonly stats = { memoryHits: 0, diskHits: 0, misses: 0 };
 
   constructor(private readonly opts: BlockCacheOptions) {
@@ -116,7 +119,6 @@ export class BlockCache {
         this.files.delete(name); // evicted by another process (or never written)
       }
     }
-    this.stats.misses++;
     return undefined;
   }
 

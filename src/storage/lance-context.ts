@@ -42,7 +42,7 @@ export interface LanceIndexOptions {
    */
   memory?: { openTables?: number; indexCacheBytes?: number; metadataCacheBytes?: number };
   /** The read cache the storage options point at (object-cache-proxy.ts); closed after the connection. */
-  readCache?: { close(): Promise<void> };
+  readCache?: { close(): Promise<void>; stats(): Promise<{ memoryHits: number; diskHits: number; misses: number }> };
   /** Receives background-optimize failures. Default: process.emitWarning. */
   onMaintenanceError?: (namespace: string, err: unknown) => void;
 }

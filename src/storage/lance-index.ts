@@ -222,6 +222,14 @@ export class LanceNamespaceIndex implements NamespaceIndex {
     await this.ctx.db.tableNames({ limit: 1 }); // one listing of the database root: reachable, credentials valid
   }
 
+  /**
+   * Block reads of the index read cache since start (object-cache.ts), by tier; null when the index is
+   * read without it (local disk, gs://, LanceDB Cloud, or the cache turned off).
+   */
+  async readCacheStats(): Promise<{ memoryHits: number; diskHits: number; misses: number } | null> {
+    return (await this.ctx.opts.readCache?.stats()) ?? null;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     await this.auto.drain();

@@ -200,6 +200,7 @@ export class ObjectCacheProxy {
       const from = up.status === 200 ? 0 : first * BLOCK_BYTES;
       const meta: ObjectMeta = { size: total, etag: headerOf(up.headers, 'etag') ?? '""', lastModified: headerOf(up.headers, 'last-modified') ?? new Date(0).toUTCString() };
       if (!Number.isFinite(total)) { ok = false; return; }
+      this.cache.stats.misses += Math.max(1, Math.ceil(data.length / BLOCK_BYTES)); // blocks read from the store
       this.cache.setMeta(key, meta);
       // Blocks of a longer run are copied out, so one cached block does not keep the whole run alive.
       const whole = data.length <= BLOCK_BYTES;
