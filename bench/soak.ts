@@ -173,10 +173,16 @@ try {
   }
   t0 = Date.now();
   const until = t0 + Number(args.minutes) * 60_000;
+  let shown = 0;
   const ticker = setInterval(() => {
-    const m = minutes[minutes.length - 1];
-    if (m) console.error(`minute ${minutes.length - 1}: ${m.searches.length} searches p50 ${pct(m.searches, 0.5).toFixed(0)} ms p99 ${pct(m.searches, 0.99).toFixed(0)} ms, ${m.ingestsDone} ingests, ${m.deletes} deletes, ${m.tooMany} 429, ${m.errors} errors`);
-  }, 60_000);
+    // Each minute once it is complete (the bucket of the current minute is still filling).
+    const current = Math.floor((Date.now() - t0) / 60_000);
+    minute();
+    for (; shown < current; shown++) {
+      const m = minutes[shown];
+      console.error(`minute ${shown}: ${m.searches.length} searches p50 ${pct(m.searches, 0.5).toFixed(0)} ms p99 ${pct(m.searches, 0.99).toFixed(0)} ms, ${m.ingestsDone} ingests, ${m.deletes} deletes, ${m.tooMany} 429, ${m.errors} errors`);
+    }
+  }, 10_000);
   await Promise.all([
     ...projects.map((p) => ingestLoop(p, until)),
     ...projects.map((p) => deleteLoop(p, until)),
