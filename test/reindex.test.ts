@@ -6,24 +6,11 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, createProject, BACKENDS, type TestServer } from './helpers/start-test-server.ts';
-import { api, waitForJob } from './helpers/api.ts';
+import { api, uploadText, waitForJob } from './helpers/api.ts';
 import { markerOf, syntheticDoc } from './helpers/synthetic-docs.ts';
 
 const DOCS = 30;
 const QUERIES = ['river stone market', 'winter signal harbor garden', 'copper forest valley lantern', 'orchard bridge canvas', 'velvet timber saddle pepper'];
-
-/** Upload a markdown text; resolves with the finished job's doc_id. */
-export async function uploadText(baseUrl: string, key: string, text: string, name: string): Promise<string> {
-  const res = await fetch(`${baseUrl}/v3/docsearch/ingest`, {
-    method: 'POST', body: text,
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/octet-stream', 'content-disposition': `attachment; filename="${name}"` },
-  });
-  const body = await res.json() as { job_id: string };
-  assert.equal(res.status, 201, JSON.stringify(body));
-  const done = await waitForJob(baseUrl, key, body.job_id);
-  assert.equal(done.status, 'done', JSON.stringify(done));
-  return done.doc_id!;
-}
 
 /** One search's hits as comparable strings (document, chunk, rounded score). */
 async function hits(baseUrl: string, key: string, query: string): Promise<string[]> {

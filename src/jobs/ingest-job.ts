@@ -1,8 +1,10 @@
 // Job kind "ingest": one file through the ingest pipeline. Retry policy: transient failures (remote
 // fetch network errors, 5xx) retry with exponential backoff up to 3 attempts; input faults fail at once.
+// An index built by another embedder fails the job with embedder_mismatch (docs/reindex.md).
 // The document row is inserted in the same transaction that marks the job done (JobContext.commitDone),
 // and a failed or cancelled job's chunks and original upload are removed by `cleanup`.
 import type { JobKind } from './worker.ts';
+import { isAppError } from '../internal/errors.ts';
 import type { JobRow } from './queue.ts';
 import { cleanupFailedJob, runIngestJob, type PipelineDeps } from '../ingest/pipeline.ts';
 import { INGEST_JOB_KIND, originalBlobKey, type IngestPayload } from '../ingest/ingest-service.ts';
@@ -25,7 +27,11 @@ export async function cleanupIngestJob(deps: PipelineDeps, job: JobRow): Promise
 export function ingestJobKind(deps: PipelineDeps): JobKind {
   return {
     kind: INGEST_JOB_KIND,
-    handle: (job, signal, ctx) => runIngestJob(deps, job, signal, ctx),
+    handle: (job, signal, ctx) => runIngestJob(deps, job, signal, ctx).catch((err: unknown) => {
+      // The namespace was built by another embedder: say so, and what fixes it, instead of a bare server error.
+      if (!isAppError(err) || err.code !== 'embedder_mismatch') throw err;
+      return { status: 'failed' as const, code: 500, errorCode: err.code, errorMessage: `${err.message}. Reindex the namespace with the running embedder (POST /v3/docsearch/reindex) and ingest again.` };
+    }),
     cleanup: (job) => cleanupIngestJob(deps, job),
   };
 }

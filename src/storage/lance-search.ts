@@ -5,11 +5,10 @@
 import type * as Lance from '@lancedb/lancedb';
 import type { Table as ArrowTable } from 'apache-arrow';
 import { cosine } from '../internal/cosine.ts';
-import { AppError } from '../internal/errors.ts';
 import { arrowToChunks, PACKED_SEARCH_COLUMNS, PACKED_TEXT_COLUMNS, SEARCH_COLUMNS, SEARCH_TEXT_COLUMNS, STORED_COLUMNS } from './lance-arrow.ts';
 import { annOf, withAnnParams } from './lance-ann.ts';
 import { attrColumnsOf, compileAttrExpr } from './lance-attributes.ts';
-import { describeSignature, type LanceContext, type LanceModule } from './lance-context.ts';
+import type { LanceContext, LanceModule } from './lance-context.ts';
 import { LAYOUT_COLUMN, storedColumnsOf, TERMS_COLUMN } from './lance-layout.ts';
 import { findFts, type TableState } from './lance-maintenance.ts';
 import { hasPackColumn, PACK_COLUMN } from './lance-pack.ts';
@@ -36,13 +35,9 @@ export async function vectorSearch(ctx: LanceContext, namespace: string, vector:
   const f = filterToWhere(filter);
   if (f.empty || limit <= 0) return [];
   return ctx.tables.read(namespace, [], async (state) => {
-    if (vector.length !== state.signature.dimension) {
-      throw new AppError(
-        'embedder_mismatch',
-        `namespace ${namespace} was indexed with ${describeSignature(state.signature)}; the query vector has ${vector.length} dimensions`,
-        { namespace, indexed: state.signature, queryDimension: vector.length },
-      );
-    }
+    // Built by an embedder of another dimension (reported as needing a reindex, docs/reindex.md): its vectors
+    // cannot be compared with the query's, so the vector half finds nothing and BM25 answers alone.
+    if (vector.length !== state.signature.dimension) return [];
     // Prefilter is LanceDB's default for vectorSearch (only postfilter() turns it off): never call it.
     if (state.ann === undefined) state.ann = annOf(await state.table.listIndices());
     let q = withAnnParams(state.table.vectorSearch(vector).column('vector').distanceType('cosine'), state.ann, limit)

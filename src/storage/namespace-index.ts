@@ -246,7 +246,10 @@ export interface NamespaceIndex {
    * writes inside it form one uninterrupted group; waits while another node holds the lease.
    */
   withWriter<T>(namespace: string, fn: () => Promise<T>): Promise<T>;
-  /** Top-`limit` chunks by cosine similarity to `vector`, after `filter`. */
+  /**
+   * Top-`limit` chunks by cosine similarity to `vector`, after `filter`; none when the namespace was built by
+   * an embedder of another dimension (it needs a reindex: BM25 answers alone meanwhile).
+   */
   vectorSearch(namespace: string, vector: Float32Array, limit: number, filter?: ChunkFilter, opts?: ReadOptions): Promise<IndexHit[]>;
   /**
    * Fold every row written so far into the lexical (BM25) index, so they are scored with the same

@@ -53,6 +53,22 @@ export async function ingestFile(baseUrl: string, key: string, file: string, hea
 }
 
 /**
+ * Upload `text` as file `name` and wait for its job.
+ * @returns the finished job's doc_id (asserts the upload was accepted and the job is done)
+ */
+export async function uploadText(baseUrl: string, key: string, text: string, name: string): Promise<string> {
+  const res = await fetch(`${baseUrl}/v3/docsearch/ingest`, {
+    method: 'POST', body: text,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/octet-stream', 'content-disposition': `attachment; filename="${name}"` },
+  });
+  const body = await res.json() as { job_id: string };
+  if (res.status !== 201) throw new Error(`upload of ${name}: ${res.status} ${JSON.stringify(body)}`);
+  const done = await waitForJob(baseUrl, key, body.job_id);
+  if (done.status !== 'done') throw new Error(`ingest of ${name}: ${JSON.stringify(done)}`);
+  return done.doc_id!;
+}
+
+/**
  * Ingest `totalBytes` of filler as a chunked stream (no Content-Length), e.g. to cross the upload limit.
  * @returns the response, or the fetch error when the server closed the socket before the body was sent
  */
