@@ -27,6 +27,7 @@ import { Worker } from './jobs/worker.ts';
 import { ingestJobKind } from './jobs/ingest-job.ts';
 import { ParseRunner } from './ingest/isolation/parse-runner.ts';
 import { CommitGroups } from './ingest/commit-groups.ts';
+import { GROUP_STAGES, type IngestStage } from './ingest/stage-times.ts';
 import { RateCounters } from './storage/rate-counters.ts';
 import { checkOcrSetup } from './ingest/parse/ocr-languages.ts';
 import { JobService } from './jobs/job-service.ts';
@@ -167,8 +168,15 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
     if (ocrWarning) logger.warn(ocrWarning);
   }
   const ingestKind = ingestJobKind({
-    cp, blobs, index, embedder, net, maxRemoteBytes: cfg.maxRemoteBytes, logger, parser, commits: new CommitGroups(index),
+    cp, blobs, index, embedder, net, maxRemoteBytes: cfg.maxRemoteBytes, logger, parser,
+    commits: new CommitGroups(index, undefined, (g) => {
+      metrics.observeIngestStage('write', g.write / 1000);
+      metrics.observeIngestStage('index_refresh', g.indexRefresh / 1000);
+    }),
     onDocumentCommitted: (ns) => maintainer.touch(ns),
+    onStageTimes: (times) => {
+      for (const [stage, ms] of Object.entries(times)) if (!GROUP_STAGES.has(stage as IngestStage)) metrics.observeIngestStage(stage, ms / 1000);
+    },
   });
   const worker = new Worker(queue, [ingestKind], { leaseMs: cfg.jobLeaseMs, pollMs: cfg.workerPollMs, concurrency: cfg.workerConcurrency, fairSlots, logger });
   // Completion webhooks and durable cleanup run as internal job kinds in their own worker.

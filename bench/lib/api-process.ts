@@ -15,10 +15,11 @@ export const NPM_START_NODE_ARGS = ['--max-semi-space-size=48'];
  * @param opts.secret      its DOCSEARCH_SECRET; opts.accountKey its bootstrap account key
  * @param opts.env         further environment (wins over the defaults, e.g. MALLOC_ARENA_MAX)
  * @param opts.nodeArgs    extra Node flags (e.g. --cpu-prof)
+ * @param opts.role        DOCSEARCH_ROLE (default api; `all` also runs the ingest workers)
  * @returns the child process and its base URL (http://127.0.0.1:port)
  * @throws Error when the server is not ready within 60 s (the child is killed first)
  */
-export async function startApiProcess(opts: { dataDir: string; secret: string; accountKey: string; env?: Record<string, string>; nodeArgs?: string[] }): Promise<{ child: ChildProcess; base: string }> {
+export async function startApiProcess(opts: { dataDir: string; secret: string; accountKey: string; env?: Record<string, string>; nodeArgs?: string[]; role?: 'api' | 'all' }): Promise<{ child: ChildProcess; base: string }> {
   const port = await freePort();
   // The Node flags of `npm start` (package.json), then the caller's; BENCH_API_NODE_ARGS (space-separated)
   // replaces npm start's, to measure another setting.
@@ -27,7 +28,7 @@ export async function startApiProcess(opts: { dataDir: string; secret: string; a
     cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'],
     env: {
       MALLOC_ARENA_MAX: '2', ...process.env, ...opts.env, DOCSEARCH_DATA_DIR: opts.dataDir, DOCSEARCH_SECRET: opts.secret,
-      DOCSEARCH_BOOTSTRAP_ACCOUNT_KEY: opts.accountKey, DOCSEARCH_ROLE: 'api', DOCSEARCH_RATE_LIMIT_SEARCH_PER_MIN: '0',
+      DOCSEARCH_BOOTSTRAP_ACCOUNT_KEY: opts.accountKey, DOCSEARCH_ROLE: opts.role ?? 'api', DOCSEARCH_RATE_LIMIT_SEARCH_PER_MIN: '0',
       DOCSEARCH_RATE_LIMIT_IP_PER_MIN: '0', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
     },
   });

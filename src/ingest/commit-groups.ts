@@ -11,6 +11,23 @@
 // (docs/decisions/2026-11-29-source-replacement.md).
 import type { ChunkRecord, EmbeddingSignature, NamespaceIndex } from '../storage/namespace-index.ts';
 
+/** Time one job's commit took (ms): waiting for its group, and the group's write and full-text refresh. */
+export interface CommitTiming {
+  wait: number;
+  write: number;
+  indexRefresh: number;
+  /** Documents in the group that committed this job's rows. */
+  groupDocs: number;
+}
+
+/** One group commit, as reported to `onGroup`: its documents, rows and stage times (ms). */
+export interface GroupTiming {
+  docs: number;
+  rows: number;
+  write: number;
+  indexRefresh: number;
+}
+
 interface Entry {
   jobId: string;
   rows: ChunkRecord[];
@@ -18,7 +35,9 @@ interface Entry {
   /** The document these rows replace (all rows carry its doc_id); absent for a new document. */
   replaces?: string;
   finalize?: () => Promise<void>;
-  resolve: () => void;
+  /** When the entry started waiting (performance.now()). */
+  queuedAt: number;
+  resolve: (t: CommitTiming) => void;
   reject: (err: unknown) => void;
 }
 
@@ -36,20 +55,22 @@ export class CommitGroups {
   /**
    * @param maxRows rows per group at most (a group is one Lance append; default 20 000): bounds the
    *                memory and the time one commit holds the lease
+   * @param onGroup receives the stage times of every group written (metrics)
    */
-  constructor(private readonly index: NamespaceIndex, private readonly maxRows = 20_000) {}
+  constructor(private readonly index: NamespaceIndex, private readonly maxRows = 20_000, private readonly onGroup?: (t: GroupTiming) => void) {}
 
   /**
    * Commit one job's rows to `namespace`, grouped with the other jobs waiting for it.
    * With `replace`, the rows replace every row of document `replace.docId` in one commit, and
    * `replace.finalize` runs after it (and the lexical refresh) under the same writer lease.
-   * Resolves once they are in the table and in its lexical index (and finalized); rejects with the
-   * commit's error, or finalize's (the swap has then happened).
+   * Resolves once they are in the table and in its lexical index (and finalized), with the time spent
+   * waiting and in the group's stages; rejects with the commit's error, or finalize's (the swap has then
+   * happened).
    */
-  commit(namespace: string, jobId: string, rows: ChunkRecord[], signature: EmbeddingSignature, replace?: { docId: string; finalize: () => Promise<void> }): Promise<void> {
+  commit(namespace: string, jobId: string, rows: ChunkRecord[], signature: EmbeddingSignature, replace?: { docId: string; finalize: () => Promise<void> }): Promise<CommitTiming> {
     return new Promise((resolve, reject) => {
       const list = this.waiting.get(namespace) ?? [];
-      list.push({ jobId, rows, signature, replaces: replace?.docId, finalize: replace?.finalize, resolve, reject });
+      list.push({ jobId, rows, signature, replaces: replace?.docId, finalize: replace?.finalize, queuedAt: performance.now(), resolve, reject });
       this.waiting.set(namespace, list);
       if (!this.draining.has(namespace)) void this.drain(namespace);
     });
@@ -103,8 +124,8 @@ export class CommitGroups {
   /** Write a group; if it fails as a whole, each document is retried alone so one bad job fails alone. */
   private async commitGroup(namespace: string, group: Entry[]): Promise<void> {
     try {
-      await this.write(namespace, group);
-      await this.finish(group);
+      const t = await this.write(namespace, group);
+      await this.finish(group, t);
       return;
     } catch (err) {
       if (group.length === 1) {
@@ -113,29 +134,31 @@ export class CommitGroups {
       }
     }
     for (const e of group) {
+      let t: GroupTiming & { startedAt: number };
       try {
-        await this.write(namespace, [e]);
+        t = await this.write(namespace, [e]);
       } catch (err) {
         e.reject(err);
         continue;
       }
-      await this.finish([e]);
+      await this.finish([e], t);
     }
   }
 
   /** Finalize the replacements of a written group (in order), then settle every entry. */
-  private async finish(group: Entry[]): Promise<void> {
+  private async finish(group: Entry[], t: GroupTiming & { startedAt: number }): Promise<void> {
     for (const e of group) {
       try {
         await e.finalize?.();
-        e.resolve();
+        e.resolve({ wait: Math.max(0, t.startedAt - e.queuedAt), write: t.write, indexRefresh: t.indexRefresh, groupDocs: t.docs });
       } catch (err) {
         e.reject(err);
       }
     }
   }
 
-  private async write(namespace: string, group: Entry[]): Promise<void> {
+  private async write(namespace: string, group: Entry[]): Promise<GroupTiming & { startedAt: number }> {
+    const startedAt = performance.now();
     const added = group.filter((e) => e.replaces === undefined);
     const replacing = group.filter((e) => e.replaces !== undefined);
     if (added.length > 0) {
@@ -148,9 +171,13 @@ export class CommitGroups {
     if (replacing.length > 0) {
       await this.index.replaceDocuments(namespace, replacing.map((e) => e.replaces!), replacing.flatMap((e) => e.rows), replacing[0].signature);
     }
+    const written = performance.now();
     // Done means searchable: the rows are in the BM25 index before any of the documents is visible.
     await this.index.refreshLexical(namespace);
     this.stats.groups++;
     this.stats.documents += group.length;
+    const t = { docs: group.length, rows: group.reduce((n, e) => n + e.rows.length, 0), write: written - startedAt, indexRefresh: performance.now() - written };
+    this.onGroup?.(t);
+    return { ...t, startedAt };
   }
 }

@@ -17,6 +17,7 @@ import { ParseError, type ParsedDocument } from './parse/types.ts';
 import { chunkDocument, type ChunkedDocument } from './chunking/chunker.ts';
 import type { ParseRunner } from './isolation/parse-runner.ts';
 import { toChunkAttributes } from '../attributes/resolve.ts';
+import type { StageClock } from './stage-times.ts';
 
 /** Longest document title kept (characters): the documents row has always stored at most this many. */
 export const TITLE_MAX = 500;
@@ -45,16 +46,31 @@ export interface ParsedBytes {
 
 /**
  * Parse and chunk `data` (in the parse child when `parser` is given: the cost grows with the document).
+ * With `clock`, the time is charged to its stages parse, tables, figures, chunk and transfer.
  * @throws ParseError when the file cannot be parsed (its job code and error code say why)
  */
 export async function parseBytes(input: { data: Buffer; filename: string; mediaType?: string }, parser: ParseRunner | undefined,
-  opts: { signal: AbortSignal; onPages?: (parsed: number, total: number) => void }): Promise<ParsedBytes> {
+  opts: { signal: AbortSignal; onPages?: (parsed: number, total: number) => void; clock?: StageClock }): Promise<ParsedBytes> {
+  const clock = opts.clock;
   if (parser) {
-    const { doc, chunked } = await parser.parseAndChunk(input, { signal: opts.signal, onPages: opts.onPages });
+    const { doc, chunked, stats } = await parser.parseAndChunk(input, { signal: opts.signal, onPages: opts.onPages });
+    if (clock) {
+      // The child's own times; what they leave of the wall time is the transfer to and from it.
+      const t = stats.timings ?? { parse: 0, tables: 0, figures: 0, chunk: 0 };
+      const wall = clock.take();
+      clock.add('parse', t.parse);
+      clock.add('tables', t.tables);
+      clock.add('figures', t.figures);
+      clock.add('chunk', t.chunk);
+      clock.add('transfer', wall - t.parse - t.tables - t.figures - t.chunk);
+    }
     return { parsed: doc, chunked };
   }
   const parsed = await parseDocument(input);
-  return { parsed, chunked: chunkDocument(parsed) };
+  clock?.lap('parse');
+  const chunked = chunkDocument(parsed);
+  clock?.lap('chunk');
+  return { parsed, chunked };
 }
 
 /** The index rows of a parsed document and what its documents row and abbreviations take from them. */
@@ -68,15 +84,17 @@ export interface DocumentRows {
 /**
  * Embed and analyse a parsed document's chunks into its index rows (ids `doc_id:i`, written by `jobId`).
  * The language is detected from the chunks, the title is the parser's (else the file name), capped at
- * TITLE_MAX. Analysis runs on this thread in bounded slices.
+ * TITLE_MAX. Analysis runs on this thread in bounded slices. With `clock`, the time is charged to its
+ * stages analyse and embed.
  * @param attributes the document's resolved attribute values (attributes/resolve.ts), put on every row
  * @throws AppError internal_error 'aborted' when `signal` fires between embedding batches
  */
 export async function documentRows(embedder: Embedder, p: ParsedBytes, doc: { docId: string; jobId: string; filename: string; attributes?: unknown },
-  opts: { signal: AbortSignal; progress?: (p: JobProgress) => void }): Promise<DocumentRows> {
+  opts: { signal: AbortSignal; progress?: (p: JobProgress) => void; clock?: StageClock }): Promise<DocumentRows> {
   const { parsed, chunked } = p;
   const lang = detectLanguage(languageSample(chunked));
   const texts = chunked.chunks.map(embeddingText);
+  opts.clock?.lap('analyse');
   const vectors: Float32Array[] = [];
   const pageCounts = parsed.pages ? { pages_total: parsed.pages, pages_parsed: parsed.pages } : {};
   const embedding = (n: number) => opts.progress?.({ stage: 'embedding', ...pageCounts, chunks_total: texts.length, chunks_embedded: n });
@@ -87,6 +105,7 @@ export async function documentRows(embedder: Embedder, p: ParsedBytes, doc: { do
     vectors.push(...(await embedder.embedDocuments(texts.slice(i, i + EMBED_BATCH))));
     embedding(vectors.length);
   }
+  opts.clock?.lap('embed');
   opts.progress?.({ stage: 'indexing', ...pageCounts, chunks_total: texts.length, chunks_embedded: texts.length });
   // One title for the documents row, the chunks' label and the ranking's title lookup (title-terms.ts reads
   // the row): capped once, so a parser's runaway "title" neither bloats every chunk's terms nor differs
@@ -113,7 +132,9 @@ export async function documentRows(embedder: Embedder, p: ParsedBytes, doc: { do
     docId: doc.docId, jobId: doc.jobId, chunks: chunked.chunks, vectors, label, lang: lang.code, tokens, termHashes, pairHashes,
     attributes: toChunkAttributes(doc.attributes),
   });
-  return { rows, title, lang, abbreviations: definitions.keyed() };
+  const abbreviations = definitions.keyed();
+  opts.clock?.lap('analyse');
+  return { rows, title, lang, abbreviations };
 }
 
 export { ParseError };

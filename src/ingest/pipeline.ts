@@ -22,10 +22,11 @@ import { originalBlobKey, type IngestPayload } from './ingest-service.ts';
 import type { ParseRunner } from './isolation/parse-runner.ts';
 import { assetPrefix, saveAssets } from './assets/asset-store.ts';
 import { resolveRemoteImages } from './assets/remote-images.ts';
-import type { CommitGroups } from './commit-groups.ts';
+import type { CommitGroups, CommitTiming } from './commit-groups.ts';
 import { contentHash, documentOfSource, isUnchanged } from './source-identity.ts';
 import { keepUnchanged, switchDocument } from './source-replacement.ts';
 import { isUniqueViolation } from '../jobs/queue-support.ts';
+import { StageClock, type IngestStageTimes } from './stage-times.ts';
 
 /** Longest document title kept (characters); defined with the row building (document-rows.ts). */
 export { TITLE_MAX } from './document-rows.ts';
@@ -44,6 +45,11 @@ export interface PipelineDeps {
   commits: CommitGroups;
   /** Called after a document was committed, so index maintenance can be scheduled. */
   onDocumentCommitted?: (namespace: string) => void;
+  /**
+   * Receives the stage times (ms) of each job that committed a document, its group's `write` and
+   * `index_refresh` included (metrics; ingest/stage-times.ts). The pipeline also logs them.
+   */
+  onStageTimes?: (times: IngestStageTimes) => void;
 }
 
 const MEDIA_TYPE_EXT: Record<string, string> = {
@@ -92,6 +98,7 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
     .where('project_id', '=', job.project_id).where('source_job_id', '=', job.id).executeTakeFirst();
   if (existing) return { status: 'done', code: 200, docId: existing.doc_id };
 
+  const clock = new StageClock();
   let data: Buffer;
   let filename = payload.filename;
   let canonicalUrl = payload.canonicalUrl ?? '';
@@ -125,6 +132,7 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
     return keepUnchanged(deps, job, current, blobKey, payload.sourceEtag, ctx);
   }
   const docId = current?.doc_id ?? job.doc_id!;
+  clock.lap('load');
 
   let parsed: ParsedDocument;
   let chunked: ChunkedDocument;
@@ -132,7 +140,7 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
   const onPages = (pagesParsed: number, pagesTotal: number) => ctx?.progress?.({ stage: 'parsing', pages_total: pagesTotal, pages_parsed: pagesParsed });
   try {
     // Parsing and chunking grow with the document: in the parse child, off this event loop.
-    ({ parsed, chunked } = await parseBytes({ data, filename, mediaType }, deps.parser, { signal, onPages }));
+    ({ parsed, chunked } = await parseBytes({ data, filename, mediaType }, deps.parser, { signal, onPages, clock }));
   } catch (err) {
     if (err instanceof ParseError) return failed(err.jobCode, err.errorCode, err.message);
     throw err;
@@ -141,13 +149,14 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
   // X-Base-URL (else the remote file's own URL) resolves linked images of HTML/Markdown.
   await resolveRemoteImages(deps.net, parsed, payload.baseUrl ?? (canonicalUrl || undefined), { signal });
   chunked.imageCount = imageCountOf(parsed);
+  clock.lap('figures');
   if (chunked.chunks.length === 0) {
     return failed(422, 'no_extractable_text', 'No text could be extracted from the file.');
   }
   let built: DocumentRows;
   try {
     built = await documentRows(deps.embedder, { parsed, chunked }, { docId, jobId: job.id, filename, attributes: payload.attributes },
-      { signal, progress: ctx?.progress ? (p) => ctx.progress!(p) : undefined });
+      { signal, progress: ctx?.progress ? (p) => ctx.progress!(p) : undefined, clock });
   } catch (err) {
     if (signal.aborted) return failed(500, 'aborted', 'aborted');
     throw err;
@@ -162,18 +171,30 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
     source_key: sourceKey ?? null, source_etag: payload.sourceEtag ?? null, content_hash: hash,
   } as const;
   const abbreviations = built.abbreviations;
+  clock.lap('analyse');
+  const report = (commitTiming: CommitTiming) => {
+    // The group's stages come from the commit; the rest of its time is this job's finalize / commit.
+    const groupMs = commitTiming.wait + commitTiming.write + commitTiming.indexRefresh;
+    clock.add('commit_wait', commitTiming.wait);
+    clock.add('write', commitTiming.write);
+    clock.add('index_refresh', commitTiming.indexRefresh);
+    clock.add('commit', clock.take() - groupMs);
+    deps.onStageTimes?.(clock.times);
+    deps.logger.info({ job_id: job.id, doc_id: docId, pages: parsed.pages, chunks: rows.length, group_docs: commitTiming.groupDocs, stages_ms: clock.rounded() }, 'ingest stages');
+  };
   if (current) {
     // The document's rows are swapped for these in one commit, and its row is switched right after,
     // under the same writer lease (source-replacement.ts).
-    await deps.commits.commit(ns, job.id, rows, deps.embedder.signature, {
+    const timing = await deps.commits.commit(ns, job.id, rows, deps.embedder.signature, {
       docId, finalize: () => switchDocument(deps, job, current, docRow, parsed, abbreviations, ctx),
     });
+    report(timing);
     deps.onDocumentCommitted?.(ns);
     return { status: 'done', code: 200, docId };
   }
   // Rows of an earlier attempt are removed, these appended and folded into the BM25 index (done means
   // searchable), together with the other jobs of this process waiting for the namespace.
-  await deps.commits.commit(ns, job.id, rows, deps.embedder.signature);
+  const timing = await deps.commits.commit(ns, job.id, rows, deps.embedder.signature);
   if (signal.aborted) {
     await deps.index.deleteByJob(ns, job.id, docId).catch(() => undefined);
     return failed(500, 'aborted', 'aborted');
@@ -197,6 +218,7 @@ export async function runIngestJob(deps: PipelineDeps, job: JobRow, signal: Abor
     await deps.index.deleteByJob(ns, job.id, docId).catch(() => undefined);
     throw new RetryableError(`another document of source ${sourceKey} was committed meanwhile`);
   }
+  report(timing);
   deps.onDocumentCommitted?.(ns);
   return { status: 'done', code: 200, docId };
 }

@@ -1,5 +1,5 @@
 // Prometheus metrics (prom-client) of one application instance, served at GET /metrics: HTTP latency by
-// route pattern and status, job queue depth and job durations by kind and outcome, search stage
+// route pattern and status, job queue depth and job durations by kind and outcome, search and ingest stage
 // timings, index sizes, and prom-client's default process metrics (CPU, memory, GC, event-loop lag).
 // One Registry per instance (tests run several apps in one process). Gauges that describe shared state
 // (queue depth, index sizes) are read from the control plane at scrape time, so every process of a
@@ -15,6 +15,8 @@ import type { JobsTable } from '../storage/schema.ts';
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const JOB_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800];
 const STAGE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+/** Ingest stages run from milliseconds (a note) to minutes (a long scanned PDF). */
+const INGEST_STAGE_BUCKETS = [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
 /** A scrape waits at most this long for the index read cache's thread to report (ms). */
 const CACHE_STATS_TIMEOUT_MS = 1000;
@@ -34,6 +36,7 @@ export class Metrics {
   private readonly http: Histogram<'method' | 'route' | 'status_code'>;
   private readonly jobs: Histogram<'kind' | 'outcome'>;
   private readonly stages: Histogram<'stage'>;
+  private readonly ingestStages: Histogram<'stage'>;
 
   constructor(cp: ControlPlane) {
     const registers = [this.registry];
@@ -49,6 +52,11 @@ export class Metrics {
     this.stages = new Histogram({
       name: 'docsearch_search_stage_duration_seconds', help: 'Time spent in each stage of the search pipeline.',
       labelNames: ['stage'], buckets: STAGE_BUCKETS, registers,
+    });
+    this.ingestStages = new Histogram({
+      name: 'docsearch_ingest_stage_duration_seconds',
+      help: 'Time spent in each stage of ingest (ingest/stage-times.ts): once per committed document, except write and index_refresh, once per commit group.',
+      labelNames: ['stage'], buckets: INGEST_STAGE_BUCKETS, registers,
     });
     new Gauge({
       name: 'docsearch_jobs_queued', help: 'Jobs waiting (pending) or running (processing), by kind.',
@@ -108,6 +116,11 @@ export class Metrics {
   /** Record the duration of one search stage. */
   observeSearchStage(stage: SearchStage, seconds: number): void {
     this.stages.observe({ stage }, seconds);
+  }
+
+  /** Record the time of one ingest stage (of a document, or of a commit group for write and index_refresh). */
+  observeIngestStage(stage: string, seconds: number): void {
+    this.ingestStages.observe({ stage }, seconds);
   }
 
   /** The exposition text and its content type. */

@@ -12,7 +12,7 @@ import { chunkDocument } from '../chunking/chunker.ts';
 import { loadParsers, parseDocument } from '../parse/index.ts';
 import { ParseError } from '../parse/types.ts';
 import { setParseLimits } from './limits.ts';
-import { setPageListener } from '../parse/parse-progress.ts';
+import { setPageListener, takeParseTimes } from '../parse/parse-progress.ts';
 import { CHUNK_PART, type ParseReply, type ParseRequest } from './parse-protocol.ts';
 
 /**
@@ -47,16 +47,22 @@ process.on('message', (msg: ParseRequest) => {
       setParseLimits(msg.limits);
       const data = Buffer.from(msg.data.buffer, msg.data.byteOffset, msg.data.byteLength);
       setPageListener((parsed, total) => process.send?.({ id: msg.id, pages: { parsed, total } } satisfies ParseReply));
+      takeParseTimes();
+      const t0 = performance.now();
       const doc = await parseDocument({ data, filename: msg.filename, mediaType: msg.mediaType });
+      const { tables, figures } = takeParseTimes();
+      const t1 = performance.now();
+      const timings = { parse: Math.max(0, t1 - t0 - tables - figures), tables, figures, chunk: 0 };
       if (msg.chunk) {
         const chunked = chunkDocument(doc);
+        timings.chunk = performance.now() - t1;
         const blocks = doc.blocks.filter((b) => b.kind === 'table' || b.kind === 'image');
         for (let i = 0; i < chunked.chunks.length; i += CHUNK_PART) {
           process.send?.({ id: msg.id, part: chunked.chunks.slice(i, i + CHUNK_PART) } satisfies ParseReply);
         }
-        reply = { id: msg.id, ok: true, doc: { ...doc, blocks }, chunked: { ...chunked, chunks: [] } };
+        reply = { id: msg.id, ok: true, doc: { ...doc, blocks }, chunked: { ...chunked, chunks: [] }, timings };
       } else {
-        reply = { id: msg.id, ok: true, doc };
+        reply = { id: msg.id, ok: true, doc, timings };
       }
     } catch (err) {
       reply = err instanceof ParseError

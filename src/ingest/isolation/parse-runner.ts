@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { ParseError, type ParsedDocument, type ParseInput } from '../parse/types.ts';
 import { DEFAULT_PARSE_LIMITS, type ParseLimits } from './limits.ts';
 import type { ChunkedDocument } from '../chunking/chunker.ts';
-import { CHUNK_PART, type ParseReply, type ParseRequest } from './parse-protocol.ts';
+import { CHUNK_PART, type ParseReply, type ParseRequest, type ParseTimings } from './parse-protocol.ts';
 
 export { CHUNK_PART };
 
@@ -34,6 +34,8 @@ export interface ParseStats {
   ms: number;
   /** Highest resident set size of the child seen during this parse, bytes. */
   peakRssBytes: number;
+  /** Where the child's time went (ms); `ms` minus their sum is the transfer to and from the child. */
+  timings?: ParseTimings;
 }
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'parse-child.ts');
@@ -162,9 +164,9 @@ export class ParseRunner {
    * @param opts.onPages called with pages read so far and the page total while a paged format (PDF) is read
    * @throws as `parse`
    */
-  async parseAndChunk(input: ParseInput, opts: { signal?: AbortSignal; onPages?: (parsed: number, total: number) => void } = {}): Promise<{ doc: ParsedDocument; chunked: ChunkedDocument }> {
-    const { doc, chunked } = await this.parseWithStats(input, { ...opts, chunk: true });
-    return { doc, chunked: chunked! };
+  async parseAndChunk(input: ParseInput, opts: { signal?: AbortSignal; onPages?: (parsed: number, total: number) => void } = {}): Promise<{ doc: ParsedDocument; chunked: ChunkedDocument; stats: ParseStats }> {
+    const { doc, chunked, stats } = await this.parseWithStats(input, { ...opts, chunk: true });
+    return { doc, chunked: chunked!, stats };
   }
 
   /** As `parse` (with `chunk`: as `parseAndChunk`), also reporting wall time and the child's peak resident memory. */
@@ -181,6 +183,7 @@ export class ParseRunner {
       const pid = slot.child.pid!;
       peak = rssOf(pid) ?? 0;
       let chunked: ChunkedDocument | undefined;
+      let timings: ParseTimings | undefined;
       const doc = await new Promise<ParsedDocument>((resolve, reject) => {
         const id = ++this.seq;
         let done = false;
@@ -202,6 +205,7 @@ export class ParseRunner {
           if ('pages' in m) return void opts.onPages?.(m.pages.parsed, m.pages.total);
           if (m.ok) {
             chunked = m.chunked && { ...m.chunked, chunks: parts.flat() };
+            timings = m.timings;
             return finish(null, reviveDoc(m.doc as ParsedDocument));
           }
           if (m.parseError) return finish(new ParseError(m.parseError.jobCode, m.parseError.errorCode, m.parseError.message));
@@ -237,7 +241,7 @@ export class ParseRunner {
         slot.child.send(req, (err) => { if (err) finish(err); });
       });
       healthy = true;
-      return { doc, chunked, stats: { ms: Date.now() - started, peakRssBytes: peak } };
+      return { doc, chunked, stats: { ms: Date.now() - started, peakRssBytes: peak, timings } };
     } catch (err) {
       // A parser's own ParseError (a page count or a zip's declared size over its limit, too) leaves the
       // child healthy; bounds and crashes already killed it and took it out of the pool.

@@ -26,7 +26,7 @@ import { pageLines, type Line, type TextRun } from './pdf-layout.ts';
 import { lacksTextLayer, ocrPage } from './pdf-ocr.ts';
 import { findTables } from './pdf-tables.ts';
 import { ParseError, type Block, type ImageAsset, type ParsedDocument } from './types.ts';
-import { reportPages } from './parse-progress.ts';
+import { addParseTime, reportPages } from './parse-progress.ts';
 
 const pdfjsRoot = path.dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
 const STANDARD_FONTS = path.join(pdfjsRoot, 'standard_fonts') + path.sep;
@@ -169,7 +169,9 @@ async function finishPage(prep: PreparedPage, st: DocState): Promise<PageResult>
   const runs = ocrRuns ?? prep.runs;
   const body = bodyFontSize(pageLines(runs, n, page.view)) || 10;
   const extra: Line[] = [];
+  let t0 = performance.now();
   const tables = findTables(runs, gfx.horizontal, gfx.vertical, body);
+  addParseTime('tables', performance.now() - t0);
   const used = new Set<number>();
   for (const t of tables) {
     for (const i of t.used) used.add(i);
@@ -180,7 +182,9 @@ async function finishPage(prep: PreparedPage, st: DocState): Promise<PageResult>
   for (const p of wanted) if (p.objId) st.imagePages.set(p.objId, (st.imagePages.get(p.objId) ?? new Set()).add(n));
   const images: PageResult['images'] = [];
   const room = limits.maxImages - st.imageSeq;
+  t0 = performance.now();
   const extracted = room > 0 ? await extractPageImages(page, wanted.slice(0, room), st.seenImages) : [];
+  addParseTime('figures', performance.now() - t0);
   for (const img of extracted) {
     const name = `image-${++st.imageSeq}.png`;
     images.push({ asset: { name, mediaType: 'image/png', data: img.png, page: n }, objId: img.placement.objId });
