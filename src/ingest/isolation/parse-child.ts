@@ -75,6 +75,5 @@ process.on('message', (msg: ParseRequest) => {
 });
 // Load the parsers and pdfjs's worker code now (it registers globalThis.pdfjsWorker), so the first
 // document does not pay for importing them inside its time bound.
-const workerModule: string = 'pdfjs-dist/legacy/build/pdf.worker.mjs'; // untyped: import by a string variable
-await Promise.all([loadParsers(), import(workerModule).catch(() => undefined)]);
+await loadParsers();
 process.send?.({ ready: true });

@@ -9,6 +9,7 @@ import { detectFormat, OOXML_FORMATS, SUPPORTED_EXTENSIONS, type Format } from '
 import { isCfb, isEncryptedOoxml, isZip, zipInflatedBytes } from './zip-sniff.ts';
 import { parseLimits } from '../isolation/limits.ts';
 import { ParseError, type ParsedDocument, type ParseInput } from './types.ts';
+import { withNativeBuiltins } from './native-builtins.ts';
 
 export { ParseError } from './types.ts';
 export type { Block, BlockKind, ImageAsset, ParsedDocument, ParseInput } from './types.ts';
@@ -24,9 +25,16 @@ interface ParserContext {
 
 type Parser = (data: Buffer, ctx: ParserContext) => Promise<ParsedDocument>;
 
+/** pdfjs's worker code: imported with the PDF parser, it registers globalThis.pdfjsWorker, which pdfjs then runs in this thread. */
+const PDF_WORKER: string = 'pdfjs-dist/legacy/build/pdf.worker.mjs'; // untyped: import by a string variable
+
 /** Each format's parser, imported on first use (see the header). */
 const PARSERS: Record<Format, () => Promise<Parser>> = {
-  pdf: async () => (await import('./parse-pdf.ts')).parsePdf,
+  pdf: async () => {
+    const { parsePdf } = await import('./parse-pdf.ts');
+    await import(PDF_WORKER).catch(() => undefined);
+    return parsePdf;
+  },
   docx: async () => (await import('./parse-docx.ts')).parseDocx,
   html: async () => (await import('./parse-html.ts')).parseHtml,
   markdown: async () => (await import('./parse-markdown.ts')).parseMarkdown,
@@ -53,9 +61,17 @@ const PARSERS: Record<Format, () => Promise<Parser>> = {
   },
 };
 
+/**
+ * A format's parser, imported on first use; the built-ins a parser library replaces are put back after
+ * (native-builtins.ts: pdfjs's bundled core-js slowed every Array push of the process).
+ */
+function loadParser(format: Format): Promise<Parser> {
+  return withNativeBuiltins(PARSERS[format]);
+}
+
 /** Import every parser now (a parse child does this at start-up, so no document pays for it). */
 export async function loadParsers(): Promise<void> {
-  await Promise.all(Object.values(PARSERS).map((load) => load()));
+  await Promise.all((Object.keys(PARSERS) as Format[]).map(loadParser));
 }
 
 /**
@@ -86,7 +102,7 @@ export async function parseDocument(input: ParseInput, depth = 0): Promise<Parse
       throw new ParseError(413, 'document_too_large', `The ${format.toUpperCase()} package inflates to ${Math.round(inflated / 2 ** 20)} MB (sizes declared by its parts), more than the ${Math.round(max / 2 ** 20)} MB this server unpacks per document; it looks like a zip bomb.`);
     }
   }
-  const parse = await PARSERS[format](); // a failing import is the server's fault, not the file's
+  const parse = await loadParser(format); // a failing import is the server's fault, not the file's
   let doc: ParsedDocument;
   try {
     doc = await parse(input.data, { depth });
