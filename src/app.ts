@@ -98,7 +98,7 @@ export async function createApp(config: Config, opts: { logger?: boolean } = {})
     isDead: cfg.scaleOut?.localTakeover === false ? undefined : (owner) => releasableOwners([owner]).length > 0,
     onError: (namespace, err) => logger.warn({ err, namespace }, 'index writer lease'),
   });
-  const index = await phases.time('index_open', () => openIndex(cfg, { coordination: { leases, versions: leaseStore, syncMs: cfg.scaleOut?.indexSyncMs }, memory: cfg.indexMemory })).catch(async (err) => { await cp.close(); throw err; });
+  const index = await phases.time('index_open', () => openIndex(cfg, { coordination: { leases, versions: leaseStore, syncMs: cfg.scaleOut?.indexSyncMs }, memory: cfg.indexMemory, lexicalScanRows: cfg.lexicalScanRows })).catch(async (err) => { await cp.close(); throw err; });
   const blobs = openBlobStore(cfg);
   await phases.time('storage_check', () => checkStorage(blobs, index, cfg)).catch(async (err) => { await Promise.allSettled([index.close(), blobs.close(), cp.close()]); throw err; });
   logger.info({ blobs: blobs.describe(), index: indexLocationOptions(cfg).uri }, 'storage ready');

@@ -59,6 +59,8 @@ export interface Config {
    * every table of the process.
    */
   indexMemory?: { openTables: number; indexCacheBytes: number; metadataCacheBytes: number };
+  /** Rows an ingest may leave outside a namespace's FTS index, found by the engine's scan (DOCSEARCH_FTS_SCAN_MAX_ROWS; 0 = fold at every commit). */
+  lexicalScanRows?: number;
   /** Completion webhooks: first retry delay (doubles per attempt, capped at 1 h), attempts, per-attempt timeout. */
   webhookRetryBaseMs: number;
   webhookMaxAttempts: number;
@@ -243,6 +245,7 @@ export function loadConfig(env: Record<string, string | undefined>, host: { memo
       indexCacheBytes: int(env, 'DOCSEARCH_LANCE_INDEX_CACHE_MB', 1024, 1, 1_048_576) * 1024 * 1024,
       metadataCacheBytes: int(env, 'DOCSEARCH_LANCE_METADATA_CACHE_MB', 256, 1, 1_048_576) * 1024 * 1024,
     },
+    lexicalScanRows: int(env, 'DOCSEARCH_FTS_SCAN_MAX_ROWS', 4000, 0, 1_000_000),
     scaleOut: {
       writerLeaseMs: int(env, 'DOCSEARCH_WRITER_LEASE_MS', 15_000, 1000, 3600_000),
       indexSyncMs: int(env, 'DOCSEARCH_INDEX_SYNC_MS', 100, 0, 60_000),

@@ -238,6 +238,34 @@ test('parallel writers to one namespace all land; ANN index built past the thres
   table.close();
 });
 
+test('refreshLexical leaves a few rows to the scan, scored as they are once folded in, and folds many', async () => {
+  // 36 documents (108 rows) indexed; 2 more (6 rows, under 20% of the indexed) stay outside the index.
+  const lancedb = await import('@lancedb/lancedb');
+  const scan = await openLanceIndex({ uri: dir, lexicalScanRows: 100 });
+  for (const d of docs.slice(0, 36)) await scan.addChunks('ns_scan', chunksOf(d), SIG);
+  await scan.refreshLexical('ns_scan');
+  for (const d of docs.slice(36, 38)) await scan.addChunks('ns_scan', chunksOf(d), SIG);
+  await scan.refreshLexical('ns_scan');
+  const table = await (await lancedb.connect(dir)).openTable('ns_scan');
+  assert.equal((await table.indexStats('tokens_idx'))?.numUnindexedRows, 6);
+  const query = tokenize(docs[37].title);
+  const outside = await scan.bm25Search('ns_scan', query, 5);
+  assert.equal(outside[0].chunk.doc_id, docs[37].id, 'found at once');
+  await scan.optimize('ns_scan');
+  const folded = await scan.bm25Search('ns_scan', query, 5);
+  const scoreOf = (hits: typeof outside, id: string) => hits.find((h) => h.chunk.id === id)?.score;
+  for (const h of outside.filter((x) => x.chunk.doc_id === docs[37].id)) {
+    assert.ok(Math.abs(h.score - scoreOf(folded, h.chunk.id)!) < 1e-4 * h.score, `${h.chunk.id}: ${h.score} outside, ${scoreOf(folded, h.chunk.id)} folded`);
+  }
+  // Past the bound (here 100 rows), a refresh folds everything in.
+  for (const d of docs.slice(0, 36)) await scan.addChunks('ns_scan', chunksOf(d, 'job_2', `${d.id}-again`), SIG);
+  await scan.refreshLexical('ns_scan');
+  await table.checkoutLatest();
+  assert.equal((await table.indexStats('tokens_idx'))?.numUnindexedRows, 0);
+  table.close();
+  await scan.close();
+});
+
 test('background optimize runs after N writes and close() waits for it', async () => {
   const errors: unknown[] = [];
   const auto = await openLanceIndex({ uri: dir, autoOptimizeEveryWrites: 2, onMaintenanceError: (_ns, e) => errors.push(e) });

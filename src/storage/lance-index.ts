@@ -99,10 +99,13 @@ export class LanceNamespaceIndex implements NamespaceIndex {
   }
 
   /**
-   * Rows appended after the FTS index was built are found by a flat scan whose BM25 statistics differ
-   * from the index's (a just-ingested document scored 0.0001 where it deserved 0.7). Lance's optimize()
-   * folds them into the index (with compaction of the small fragments): measured on this machine 0.4–0.9 s
-   * after +50 rows at 20k rows, 0.9–2.5 s at 100k. Jobs finishing together share one run.
+   * Rows appended after the FTS index was built are found by the engine's scan, scored with the statistics
+   * of the whole table, while the indexed rows keep the index's: fine while the rows outside are few
+   * (lance-writes.ts lexicalFoldDue), wrong when they outnumber the indexed ones (one indexed row scored
+   * 9.2 instead of 13.6 with 25 times its index outside). Lance's optimize() folds them in, but also
+   * compacts, rewriting the whole table while it is under 1M rows: 0.4–0.9 s at 20k rows, 0.9–2.5 s at 100k
+   * on a quiet machine, 7.5 s at 100k under load. So a fold runs only once more than
+   * `lexicalScanRows` rows (or 20% of the indexed rows) are outside. Jobs finishing together share one run.
    */
   async refreshLexical(namespace: string): Promise<void> {
     this.check(namespace);

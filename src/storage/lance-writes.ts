@@ -17,6 +17,26 @@ import { sqlString } from './lance-sql.ts';
 import { isNotFound } from './lance-table-cache.ts';
 import type { ChunkRecord, EmbeddingSignature } from './namespace-index.ts';
 
+/**
+ * Share of the FTS-indexed rows that may stay outside the index after refreshLexical(). LanceDB 0.37 scores
+ * the rows outside the index by its scan with the statistics of the whole table (a row scores exactly what
+ * it scores once folded in: measured on the 100k-row bench namespace and on a 20-row index with 500 rows
+ * outside), but the indexed rows keep the index's statistics: with 20% of the rows outside, an idf differs
+ * by at most ≈ 5% (ln((N+1)/df) against ln((1.2 N+1)/df)); with 25 times the indexed rows outside, one
+ * indexed row scored 9.2 instead of 13.6. docs/decisions/2026-11-29-ingest-throughput.md.
+ */
+export const LEXICAL_SCAN_SHARE = 0.2;
+
+/**
+ * Whether the rows outside the FTS index should be folded in now: more than `maxRows` of them (the scan
+ * costs BM25 queries ≈ 10 ms per 1 000 rows on a loaded 2-core machine), or more than
+ * LEXICAL_SCAN_SHARE of the indexed rows.
+ */
+export function lexicalFoldDue(stats: { numIndexedRows: number; numUnindexedRows: number }, maxRows: number): boolean {
+  if (stats.numUnindexedRows === 0) return false;
+  return stats.numUnindexedRows > Math.min(maxRows, LEXICAL_SCAN_SHARE * stats.numIndexedRows);
+}
+
 /** The commits of one LanceNamespaceIndex; the caller has checked the namespace name and that the index is open. */
 /** @throws AppError internal_error when the signature's dimension is invalid or a row's vector does not have it */
 function checkVectors(rows: ChunkRecord[], signature: EmbeddingSignature): void {
@@ -112,14 +132,18 @@ export class LanceWrites {
     }
   }
 
-  /** Fold the rows appended since the FTS index was built into it (LanceNamespaceIndex.refreshLexical). */
+  /**
+   * Make the rows appended since the FTS index was built rank as indexed rows do
+   * (LanceNamespaceIndex.refreshLexical): fold them in when lexicalFoldDue() says so, else leave them to
+   * the engine's scan.
+   */
   async refreshLexical(namespace: string): Promise<void> {
     await this.refresh.run(namespace, () => this.ctx.gate.withWriter(namespace, () =>
       this.maintenance.run(namespace, () =>
         this.ctx.tables.read(namespace, undefined, async (state) => {
           if (!state.fts) state.fts = await findFts(state.table);
           const stats = state.fts ? await state.table.indexStats(state.fts) : undefined;
-          if (stats && stats.numUnindexedRows === 0) return;
+          if (stats && !lexicalFoldDue(stats, this.ctx.opts.lexicalScanRows ?? 4_000)) return;
           await this.commit(namespace, async () => {
             await state.table.optimize({ cleanupOlderThan: new Date(Date.now() - (this.ctx.opts.cleanupGraceSeconds ?? 60) * 1000) });
             await ensureFts(this.ctx.lancedb, state);

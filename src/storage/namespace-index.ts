@@ -252,8 +252,9 @@ export interface NamespaceIndex {
    */
   vectorSearch(namespace: string, vector: Float32Array, limit: number, filter?: ChunkFilter, opts?: ReadOptions): Promise<IndexHit[]>;
   /**
-   * Fold every row written so far into the lexical (BM25) index, so they are scored with the same
-   * statistics as the rest. Concurrent callers share one refresh
+   * Make every row written so far rank in BM25 as it will once indexed: rows outside the lexical index are
+   * folded in once there are too many of them to leave to a scan (the implementation's bound); below it
+   * the engine scores them with the statistics of the whole table. Concurrent callers share one refresh
    * that started after their call. A namespace without a table is a no-op.
    */
   refreshLexical(namespace: string): Promise<void>;
