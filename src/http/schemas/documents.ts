@@ -15,7 +15,7 @@ export const DocInfoSchema = Type.Object({
   table_count: Type.Integer(),
   ingested_at: Type.String({ format: 'date-time' }),
   source_job_id: Type.String(),
-  bm25_state: Type.String({ description: 'indexed once its job is done (the job folds its rows into the BM25 index before the document becomes visible); pending only for documents committed by older versions before their next index optimize' }),
+  bm25_state: Type.String({ description: 'indexed once its job is done (its rows are found by BM25 search and ranked as indexed rows before the document becomes visible); pending only for documents committed by older versions before their next index optimize' }),
 }, { $id: 'DocInfo' });
 
 export const ListDocsResponseSchema = Type.Object({

@@ -550,7 +550,7 @@ export interface components {
             updated_at: string;
         };
         DocInfo: {
-            /** @description indexed once its job is done (the job folds its rows into the BM25 index before the document becomes visible); pending only for documents committed by older versions before their next index optimize */
+            /** @description indexed once its job is done (its rows are found by BM25 search and ranked as indexed rows before the document becomes visible); pending only for documents committed by older versions before their next index optimize */
             bm25_state: string;
             canonical_url: string;
             chunk_count: number;
