@@ -59,7 +59,7 @@ export interface Config {
    * every table of the process.
    */
   indexMemory?: { openTables: number; indexCacheBytes: number; metadataCacheBytes: number };
-  /** Rows an ingest may leave outside a namespace's FTS index, found by the engine's scan (DOCSEARCH_FTS_SCAN_MAX_ROWS; 0 = fold at every commit). */
+  /** Rows an ingest may leave outside the FTS index of a namespace of 20 000 indexed rows or more, found by the engine's scan (DOCSEARCH_FTS_SCAN_MAX_ROWS; 0 = fold at every commit). */
   lexicalScanRows?: number;
   /** Completion webhooks: first retry delay (doubles per attempt, capped at 1 h), attempts, per-attempt timeout. */
   webhookRetryBaseMs: number;

@@ -35,11 +35,14 @@ export interface LanceIndexOptions {
   cleanupGraceSeconds?: number;
   /**
    * refreshLexical() folds appended rows into the FTS index (a Lance optimize, whose cost grows with the
-   * table) only once more than this many rows, or more than LEXICAL_SCAN_SHARE of the indexed rows, are
-   * outside it; until then BM25 finds them by the engine's scan (lance-writes.ts). 0 = fold every time.
+   * table) of a table of 20 000 indexed rows or more only once more than this many rows, or more than
+   * LEXICAL_SCAN_SHARE of the indexed rows, are outside it; until then BM25 finds them by the engine's
+   * scan (lance-writes.ts). 0 = fold every time.
    * Default 4 000 (docs/decisions/2026-11-29-ingest-throughput.md).
    */
   lexicalScanRows?: number;
+  /** Indexed rows below which refreshLexical() always folds (lance-writes.ts LEXICAL_SCAN_FROM_ROWS, 20 000). */
+  lexicalScanFromRows?: number;
   /** Run optimize() in the background after this many writes to a namespace; 0 = only when called. Default 50. */
   autoOptimizeEveryWrites?: number;
   /**

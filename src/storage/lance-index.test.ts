@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openLanceIndex, type LanceNamespaceIndex } from './lance-index.ts';
+import { lexicalFoldDue } from './lance-writes.ts';
 import type { ChunkRecord, EmbeddingSignature, StoredChunk } from './namespace-index.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -239,9 +240,15 @@ test('parallel writers to one namespace all land; ANN index built past the thres
 });
 
 test('refreshLexical leaves a few rows to the scan, scored as they are once folded in, and folds many', async () => {
-  // 36 documents (108 rows) indexed; 2 more (6 rows, under 20% of the indexed) stay outside the index.
+  assert.equal(lexicalFoldDue({ numIndexedRows: 19_999, numUnindexedRows: 1 }, 4000), true, 'small tables always fold');
+  assert.equal(lexicalFoldDue({ numIndexedRows: 100_000, numUnindexedRows: 4000 }, 4000), false);
+  assert.equal(lexicalFoldDue({ numIndexedRows: 100_000, numUnindexedRows: 4001 }, 4000), true);
+  assert.equal(lexicalFoldDue({ numIndexedRows: 30_000, numUnindexedRows: 3000 }, 4000), false);
+  assert.equal(lexicalFoldDue({ numIndexedRows: 30_000, numUnindexedRows: 6001 }, 10_000), true, '20% of the indexed rows');
+  // 36 documents (108 rows) indexed; 2 more (6 rows, under 20% of the indexed) stay outside the index
+  // (scanning from 50 indexed rows here; 20 000 by default).
   const lancedb = await import('@lancedb/lancedb');
-  const scan = await openLanceIndex({ uri: dir, lexicalScanRows: 100 });
+  const scan = await openLanceIndex({ uri: dir, lexicalScanRows: 100, lexicalScanFromRows: 50 });
   for (const d of docs.slice(0, 36)) await scan.addChunks('ns_scan', chunksOf(d), SIG);
   await scan.refreshLexical('ns_scan');
   for (const d of docs.slice(36, 38)) await scan.addChunks('ns_scan', chunksOf(d), SIG);

@@ -104,8 +104,9 @@ export class LanceNamespaceIndex implements NamespaceIndex {
    * (lance-writes.ts lexicalFoldDue), wrong when they outnumber the indexed ones (one indexed row scored
    * 9.2 instead of 13.6 with 25 times its index outside). Lance's optimize() folds them in, but also
    * compacts, rewriting the whole table while it is under 1M rows: 0.4–0.9 s at 20k rows, 0.9–2.5 s at 100k
-   * on a quiet machine, 7.5 s at 100k under load. So a fold runs only once more than
-   * `lexicalScanRows` rows (or 20% of the indexed rows) are outside. Jobs finishing together share one run.
+   * on a quiet machine, 7.5 s at 100k under load. So from 20 000 indexed rows a fold runs only once more
+   * than `lexicalScanRows` rows (or 20% of the indexed rows) are outside; below, every refresh folds.
+   * Jobs finishing together share one run.
    */
   async refreshLexical(namespace: string): Promise<void> {
     this.check(namespace);
