@@ -45,10 +45,12 @@ export function reindexJobKind(deps: ReindexJobDeps): JobKind {
       const t0 = Date.now();
       const rebuild = new Rebuild(deps, job.project_id, namespace, target, signal, (c) => ctx.progress?.({ stage: 'rebuilding', ...c }));
       for (let round = 1; round <= MAX_ROUNDS; round++) {
+        if (await purged(deps, job.project_id)) return gone();
         const work = await rebuild.plan();
         if (work.build.length + work.remove.length === 0 || (round > 1 && work.build.length <= LAST_ROUND_DOCS)) break;
         await rebuild.apply(work, false);
       }
+      if (await purged(deps, job.project_id)) return gone();
       await deps.index.optimize(target); // indexes built before the switch, outside the hold
       let previous: number | null = null;
       await deps.index.exclusive(namespace, async () => {
@@ -75,6 +77,15 @@ export function reindexJobKind(deps: ReindexJobDeps): JobKind {
     retryDelayMs: () => 1000,
   };
 }
+
+/** True when the project was deleted (its namespace purged) while the reindex ran. */
+async function purged(deps: ReindexJobDeps, projectId: string): Promise<boolean> {
+  const p = await deps.cp.db.selectFrom('projects').select('status').where('id', '=', projectId).executeTakeFirst();
+  return p?.status !== 'active';
+}
+
+/** The outcome of a reindex whose project was deleted meanwhile (its cleanup drops what it built). */
+const gone = () => ({ status: 'failed' as const, code: 410, errorCode: 'namespace_purged', errorMessage: 'The project was deleted while its namespace was being reindexed.' });
 
 /**
  * Drop the tables of every generation of `namespace` that is neither served nor being built (`keep`, or
