@@ -1,0 +1,123 @@
+// Backup of a running PostgreSQL + S3 deployment (blobs and index in one bucket), taken while an ingest
+// is under way, restored into a new database and a new bucket and served by a second server: exactly the
+// documents of the snapshot are listed, each searchable, none the snapshot did not commit is found, and
+// once the restored server has run the jobs caught in flight, searches give the same results as on the
+// original. The backup runs through the command function in this process (so that it overlaps the
+// ingest); the restore as `npm run restore` does, in its own process. Refusals change nothing.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
+import * as lancedb from '@lancedb/lancedb';
+import pg from 'pg';
+import { startTestServer, createProject, repoRoot } from './helpers/index.ts';
+import { api, dataPath, ingestFile, waitForJob } from './helpers/api.ts';
+import { createTestDatabase } from './helpers/postgres.ts';
+import { startS3Server } from './helpers/s3-server.ts';
+import { runAdmin } from '../src/admin/cli.ts';
+import { createApp, type AppHandle } from '../src/app.ts';
+import { lanceS3StorageOptions, parseStorageConfig } from '../src/internal/storage-config.ts';
+
+const run = promisify(execFile);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Hit { doc_id: string; score: number }
+
+const QUERIES = ['Iwan Roberts Norwich City forward', 'a list featuring nesting abc123', 'IBM research organization Armonk', 'code block example', 'table with columns'];
+
+test('PostgreSQL + S3: backup during ingest, restore into a new database and bucket: same documents, same results', { timeout: 180_000 }, async () => {
+  const s3 = await startS3Server();
+  await s3.createBucket('live');
+  await s3.createBucket('restored');
+  const s3Env = { DOCSEARCH_S3_ENDPOINT: s3.endpoint, DOCSEARCH_S3_REGION: s3.region, DOCSEARCH_S3_ACCESS_KEY_ID: s3.accessKeyId, DOCSEARCH_S3_SECRET_ACCESS_KEY: s3.secretAccessKey };
+  const liveEnv = { ...s3Env, DOCSEARCH_BLOB_URI: 's3://live/blobs', DOCSEARCH_INDEX_URI: 's3://live/index' };
+  const newEnv = { ...s3Env, DOCSEARCH_BLOB_URI: 's3://restored/b', DOCSEARCH_INDEX_URI: 's3://restored/i' };
+  const server = await startTestServer({ backend: 'postgres', env: liveEnv });
+  const target = await createTestDatabase();
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'docsearch-pgbackup-'));
+  let restored: AppHandle | undefined;
+  try {
+    const liveUrl = server.services.config.databaseUrl!;
+    const p = await createProject(server);
+    const enqueue = async (files: string[]) => Promise.all(files.map(async (f) => {
+      const r = await ingestFile(server.baseUrl, p.apiKey, dataPath('docs', f));
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      return (r.body as { job_id: string }).job_id;
+    }));
+    for (const id of await enqueue(['md/wiki.md', 'md/nested.md', 'txt/norwich-city.txt'])) assert.equal((await waitForJob(server.baseUrl, p.apiKey, id)).status, 'done');
+    const late = await enqueue(['md/codeblock.md', 'md/simple-table.md', 'txt/eng_afr_spa.txt']);
+    const backupDir = path.join(tmp, 'backup');
+    const tb = Date.now();
+    assert.equal(await runAdmin('backup', ['--to', backupDir], { ...process.env, ...liveEnv, DOCSEARCH_DATABASE_URL: liveUrl }), 0);
+    const backup = { ms: Date.now() - tb, report: JSON.parse(fs.readFileSync(path.join(backupDir, 'backup.json'), 'utf8')) };
+    for (const id of late) assert.equal((await waitForJob(server.baseUrl, p.apiKey, id)).status, 'done');
+
+    // The live tables keep no tag: while one exists, the service's cleanup of old versions fails.
+    const live = await lancedb.connect('s3://live/index', { storageOptions: lanceS3StorageOptions(parseStorageConfig(liveEnv, tmp).s3!) });
+    for (const name of Object.keys(backup.report.tables)) {
+      const t = await live.openTable(name);
+      assert.deepEqual(Object.keys(await (await t.tags()).list()), [], `${name} has no tag left`);
+      t.close();
+    }
+    live.close();
+
+    // Refusals, before anything is written: a database with tables, a bucket prefix with objects, a non-empty target.
+    const restoreCmd = (env: Record<string, string>) => run(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'scripts/admin.ts'), 'restore', '--from', backupDir], { cwd: repoRoot, env: { ...process.env, DOCSEARCH_DATA_DIR: tmp, ...env } });
+    await assert.rejects(restoreCmd({ ...newEnv, DOCSEARCH_DATABASE_URL: liveUrl }), /the database \(DOCSEARCH_DATABASE_URL\) is not empty/);
+    await assert.rejects(restoreCmd({ ...liveEnv, DOCSEARCH_DATABASE_URL: target.url }), /DOCSEARCH_BLOB_URI location s3:\/\/live\/blobs\/ is not empty/);
+    assert.equal(await runAdmin('backup', ['--to', backupDir], { ...liveEnv, DOCSEARCH_DATABASE_URL: liveUrl }), 2, 'a non-empty backup target is refused');
+    const client = new pg.Client({ connectionString: target.url });
+    await client.connect();
+    assert.equal(Number((await client.query(`select count(*) as n from pg_tables where schemaname = 'public'`)).rows[0].n), 0, 'the refused restore wrote nothing');
+
+    const tr = Date.now();
+    const { stdout } = await restoreCmd({ ...newEnv, DOCSEARCH_DATABASE_URL: target.url });
+    const restore = { ms: Date.now() - tr, report: JSON.parse(stdout) };
+    const snapDocs = (await client.query<{ doc_id: string }>(`select doc_id from documents where state = 'visible' and project_id = $1`, [p.projectId])).rows.map((d) => d.doc_id).sort();
+    await client.end();
+    assert.ok(snapDocs.length >= 3, 'the documents ingested before the backup are in it');
+    assert.equal(backup.report.documents, restore.report.documents);
+
+    const newData = path.join(tmp, 'restored-data');
+    restored = await createApp({ ...server.services.config, databaseUrl: target.url, dataDir: newData, storage: parseStorageConfig(newEnv, newData) }, { logger: false });
+    await restored.http.listen({ host: '127.0.0.1', port: 0 });
+    restored.startRecovery();
+    const base = `http://127.0.0.1:${(restored.http.server.address() as AddressInfo).port}`;
+    const list = async (url: string) => ((await api(url, p.apiKey, 'GET', '/v3/docsearch/docs')).body as { documents: { doc_id: string }[] }).documents.map((d) => d.doc_id).sort();
+    const search = async (url: string, query: string) => {
+      const r = await api(url, p.apiKey, 'POST', '/v3/docsearch/search', { query, format: 'json', min_relevance: 0 });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return (r.body as { results: Hit[] }).results.map((h) => [h.doc_id, h.score.toFixed(6)].join(' '));
+    };
+
+    // Before the restored server runs any job: exactly the snapshot's documents, each searchable in itself.
+    assert.deepEqual(await list(base), snapDocs);
+    for (const docId of snapDocs) {
+      const r = await api(base, p.apiKey, 'POST', '/v3/docsearch/searchInDoc', { query: 'the', doc_filter: docId, format: 'json', min_relevance: 0 });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.ok((r.body as { results: Hit[] }).results.length > 0, `${docId} has its rows`);
+    }
+    for (const q of QUERIES) for (const hit of await search(base, q)) assert.ok(snapDocs.includes(hit.split(' ')[0]), `${q}: only committed documents are found`);
+
+    // Jobs caught in flight run again; then both servers hold the same documents and answer alike.
+    restored.startWorkers();
+    const want = await list(server.baseUrl);
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline && JSON.stringify(await list(base)) !== JSON.stringify(want)) await sleep(200);
+    assert.deepEqual(await list(base), want);
+    for (const q of QUERIES) assert.deepEqual(await search(base, q), await search(server.baseUrl, q), q);
+
+    const r = backup.report;
+    console.log(`backup ${backup.ms} ms (tool: control plane ${r.elapsed_ms.control_plane}, index ${r.elapsed_ms.index}, blobs ${r.elapsed_ms.blobs} ms; ${r.documents} documents, ${Object.keys(r.tables).length} tables, ${Object.values(r.tables as Record<string, { bytes: number }>).reduce((n, t) => n + t.bytes, 0)} index bytes, ${r.blobs.files} blobs, ${r.attempts} snapshot tries), restore ${restore.ms} ms (tool: control plane ${restore.report.elapsed_ms.control_plane}, index ${restore.report.elapsed_ms.index}, blobs ${restore.report.elapsed_ms.blobs} ms, ${restore.report.jobs_requeued} jobs requeued)`);
+  } finally {
+    await restored?.close();
+    await server.close();
+    await target.drop().catch(() => undefined);
+    await s3.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+});
