@@ -17,8 +17,11 @@ import pg from 'pg';
 import { startTestServer, createProject, repoRoot } from './helpers/index.ts';
 import { api, dataPath, ingestFile, waitForJob } from './helpers/api.ts';
 import { createTestDatabase } from './helpers/postgres.ts';
+import { seedModelCache } from './helpers/server.ts';
 import { startS3Server } from './helpers/s3-server.ts';
 import { runAdmin } from '../src/admin/cli.ts';
+import { restorePostgres } from '../src/admin/pg-restore.ts';
+import { restoreDataDir } from '../src/admin/restore.ts';
 import { createApp, type AppHandle } from '../src/app.ts';
 import { lanceS3StorageOptions, parseStorageConfig } from '../src/internal/storage-config.ts';
 
@@ -29,7 +32,10 @@ interface Hit { doc_id: string; score: number }
 
 const QUERIES = ['Iwan Roberts Norwich City forward', 'a list featuring nesting abc123', 'IBM research organization Armonk', 'code block example', 'table with columns'];
 
-test('PostgreSQL + S3: backup during ingest, restore into a new database and bucket: same documents, same results', { timeout: 180_000 }, async () => {
+test('PostgreSQL + S3: backup during ingest, restore into a new database and bucket: same documents, same results', { timeout: 300_000 }, async () => {
+  const T0 = Date.now();
+  const phases: string[] = [];
+  const phase = (name: string) => phases.push(`${name} ${((Date.now() - T0) / 1000).toFixed(1)} s`);
   const s3 = await startS3Server();
   await s3.createBucket('live');
   await s3.createBucket('restored');
@@ -41,6 +47,7 @@ test('PostgreSQL + S3: backup during ingest, restore into a new database and buc
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'docsearch-pgbackup-'));
   let restored: AppHandle | undefined;
   try {
+    phase('started');
     const liveUrl = server.services.config.databaseUrl!;
     const p = await createProject(server);
     const enqueue = async (files: string[]) => Promise.all(files.map(async (f) => {
@@ -49,6 +56,7 @@ test('PostgreSQL + S3: backup during ingest, restore into a new database and buc
       return (r.body as { job_id: string }).job_id;
     }));
     for (const id of await enqueue(['md/wiki.md', 'md/nested.md', 'txt/norwich-city.txt'])) assert.equal((await waitForJob(server.baseUrl, p.apiKey, id)).status, 'done');
+    phase('ingested');
     const late = await enqueue(['md/codeblock.md', 'md/simple-table.md', 'txt/eng_afr_spa.txt']);
     const backupDir = path.join(tmp, 'backup');
     const tb = Date.now();
@@ -67,13 +75,16 @@ test('PostgreSQL + S3: backup during ingest, restore into a new database and buc
 
     // Refusals, before anything is written: a database with tables, a bucket prefix with objects, a non-empty target.
     const restoreCmd = (env: Record<string, string>) => run(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'scripts/admin.ts'), 'restore', '--from', backupDir], { cwd: repoRoot, env: { ...process.env, DOCSEARCH_DATA_DIR: tmp, ...env } });
-    await assert.rejects(restoreCmd({ ...newEnv, DOCSEARCH_DATABASE_URL: liveUrl }), /the database \(DOCSEARCH_DATABASE_URL\) is not empty/);
-    await assert.rejects(restoreCmd({ ...liveEnv, DOCSEARCH_DATABASE_URL: target.url }), /DOCSEARCH_BLOB_URI location s3:\/\/live\/blobs\/ is not empty/);
+    await assert.rejects(restorePostgres(backupDir, liveUrl, parseStorageConfig(newEnv, tmp)), /the database \(DOCSEARCH_DATABASE_URL\) is not empty/);
+    await assert.rejects(restorePostgres(backupDir, target.url, parseStorageConfig(liveEnv, tmp)), /DOCSEARCH_BLOB_URI location s3:\/\/live\/blobs\/ is not empty/);
+    await assert.rejects(restorePostgres(path.join(tmp, 'nothing'), target.url, parseStorageConfig(newEnv, tmp)), /no complete backup/);
     assert.equal(await runAdmin('backup', ['--to', backupDir], { ...liveEnv, DOCSEARCH_DATABASE_URL: liveUrl }), 2, 'a non-empty backup target is refused');
+    await assert.rejects(restoreDataDir(backupDir, path.join(tmp, 'x')), /restore it with DOCSEARCH_DATABASE_URL/);
     const client = new pg.Client({ connectionString: target.url });
     await client.connect();
     assert.equal(Number((await client.query(`select count(*) as n from pg_tables where schemaname = 'public'`)).rows[0].n), 0, 'the refused restore wrote nothing');
 
+    phase('backed up, refusals checked');
     const tr = Date.now();
     const { stdout } = await restoreCmd({ ...newEnv, DOCSEARCH_DATABASE_URL: target.url });
     const restore = { ms: Date.now() - tr, report: JSON.parse(stdout) };
@@ -82,7 +93,9 @@ test('PostgreSQL + S3: backup during ingest, restore into a new database and buc
     assert.ok(snapDocs.length >= 3, 'the documents ingested before the backup are in it');
     assert.equal(backup.report.documents, restore.report.documents);
 
+    phase('restored');
     const newData = path.join(tmp, 'restored-data');
+    seedModelCache(newData); // the embedder's cache, as the original server has it (not part of the backup)
     restored = await createApp({ ...server.services.config, databaseUrl: target.url, dataDir: newData, storage: parseStorageConfig(newEnv, newData) }, { logger: false });
     await restored.http.listen({ host: '127.0.0.1', port: 0 });
     restored.startRecovery();
@@ -103,6 +116,7 @@ test('PostgreSQL + S3: backup during ingest, restore into a new database and buc
     }
     for (const q of QUERIES) for (const hit of await search(base, q)) assert.ok(snapDocs.includes(hit.split(' ')[0]), `${q}: only committed documents are found`);
 
+    phase('snapshot checked on the restored server');
     // Jobs caught in flight run again; then both servers hold the same documents and answer alike.
     restored.startWorkers();
     const want = await list(server.baseUrl);
@@ -111,8 +125,9 @@ test('PostgreSQL + S3: backup during ingest, restore into a new database and buc
     assert.deepEqual(await list(base), want);
     for (const q of QUERIES) assert.deepEqual(await search(base, q), await search(server.baseUrl, q), q);
 
+    phase('in-flight jobs rerun, results compared');
     const r = backup.report;
-    console.log(`backup ${backup.ms} ms (tool: control plane ${r.elapsed_ms.control_plane}, index ${r.elapsed_ms.index}, blobs ${r.elapsed_ms.blobs} ms; ${r.documents} documents, ${Object.keys(r.tables).length} tables, ${Object.values(r.tables as Record<string, { bytes: number }>).reduce((n, t) => n + t.bytes, 0)} index bytes, ${r.blobs.files} blobs, ${r.attempts} snapshot tries), restore ${restore.ms} ms (tool: control plane ${restore.report.elapsed_ms.control_plane}, index ${restore.report.elapsed_ms.index}, blobs ${restore.report.elapsed_ms.blobs} ms, ${restore.report.jobs_requeued} jobs requeued)`);
+    console.log(`backup ${backup.ms} ms (tool: control plane ${r.elapsed_ms.control_plane}, index ${r.elapsed_ms.index}, blobs ${r.elapsed_ms.blobs} ms; ${r.documents} documents, ${Object.keys(r.tables).length} tables, ${Object.values(r.tables as Record<string, { bytes: number }>).reduce((n, t) => n + t.bytes, 0)} index bytes, ${r.blobs.files} blobs, ${r.attempts} snapshot tries), restore ${restore.ms} ms (tool: control plane ${restore.report.elapsed_ms.control_plane}, index ${restore.report.elapsed_ms.index}, blobs ${restore.report.elapsed_ms.blobs} ms, ${restore.report.jobs_requeued} jobs requeued); at ${phases.join(', ')}`);
   } finally {
     await restored?.close();
     await server.close();

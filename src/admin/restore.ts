@@ -25,6 +25,9 @@ export async function restoreDataDir(fromDir: string, dataDir: string): Promise<
   const t0 = Date.now();
   if (!isEmptyDir(dataDir)) throw new Error(`restore: the data directory ${dataDir} is not empty; restore only into a new or empty directory`);
   const reportFile = path.join(fromDir, 'backup.json');
+  if (fs.existsSync(path.join(fromDir, 'control.dump'))) {
+    throw new Error(`restore: ${fromDir} is a backup of PostgreSQL + object storage; restore it with DOCSEARCH_DATABASE_URL (and the blob and index locations) set`);
+  }
   if (!fs.existsSync(reportFile) || !fs.existsSync(path.join(fromDir, 'control.sqlite'))) {
     throw new Error(`restore: ${fromDir} holds no complete backup (no backup.json: it is written last, when a backup has finished)`);
   }
