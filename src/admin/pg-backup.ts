@@ -7,11 +7,12 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import type * as lancedb from '@lancedb/lancedb';
 import pg from 'pg';
 import type { StorageConfig } from '../internal/storage-config.ts';
 import { isEmptyDir } from './backup.ts';
 import { copyPrefix, localPrefix, type ObjectPrefix } from './object-prefix.ts';
-import { blobPrefix, connectIndex, findPgTool, indexPrefix, listIndexTables, manifestVersion } from './service-stores.ts';
+import { blobPrefix, connectIndex, findPgTool, indexPrefix, listIndexTables, manifestVersion, pgConnection } from './service-stores.ts';
 import { verifyTag } from './pg-restore.ts';
 
 const run = promisify(execFile);
@@ -47,18 +48,29 @@ interface Chosen {
   window: [number, number];
   attempts: number;
   versions: Map<string, { version: number; at: number }>;
+  /** The tag put on each chosen version (`backup-<a>`). */
+  tag: string;
+}
+
+/** Delete `tag` from the tables `names` (best effort: a table dropped meanwhile has none). */
+export async function deleteTags(db: lancedb.Connection, names: Iterable<string>, tag: string): Promise<void> {
+  for (const name of names) {
+    const t = await db.openTable(name).catch(() => undefined);
+    await (await t?.tags())?.delete(tag).catch(() => undefined);
+    t?.close();
+  }
 }
 
 /**
  * Export a snapshot of the database (the transaction stays open on the returned client, for pg_dump
- * --snapshot) and choose each table's last version committed before it; redone while a commit falls
- * within `marginMs` of the snapshot's window.
- * @throws Error after MAX_ATTEMPTS clashes
+ * --snapshot), choose each table's last version committed before it and tag it at once (a version
+ * superseded after the snapshot may be cleaned up 60 s after its commit). Redone while a commit falls
+ * within `marginMs` of the snapshot's window, or when a chosen version was cleaned up before its tag.
+ * @throws Error after MAX_ATTEMPTS tries; no tag is left then
  */
-async function chooseSnapshot(databaseUrl: string, storage: StorageConfig, index: ObjectPrefix, marginMs: number): Promise<Chosen> {
+async function chooseSnapshot(databaseUrl: string, db: lancedb.Connection, index: ObjectPrefix, marginMs: number): Promise<Chosen> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
-  const db = await connectIndex(storage);
   try {
     for (let attempts = 1; attempts <= MAX_ATTEMPTS; attempts++) {
       await client.query('begin isolation level repeatable read read only');
@@ -80,14 +92,22 @@ async function chooseSnapshot(databaseUrl: string, storage: StorageConfig, index
           t.close();
         }
       }
-      if (!clash) return { client, snapshotId: rows[0].id, window: [a, b], attempts, versions };
+      const tag = `backup-${new Date(a).toISOString().replace(/:/g, '')}`;
+      const tagged: string[] = [];
+      for (const [name, v] of clash ? [] : versions) {
+        const t = await db.openTable(name);
+        const ok = await t.tags().then((tags) => tags.create(tag, v.version)).then(() => true, () => false);
+        t.close();
+        if (!ok) { clash = true; break; }
+        tagged.push(name);
+      }
+      if (!clash) return { client, snapshotId: rows[0].id, window: [a, b], attempts, versions, tag };
+      await deleteTags(db, tagged, tag);
       await client.query('rollback');
     }
   } catch (err) {
     await client.end().catch(() => undefined);
     throw err;
-  } finally {
-    db.close();
   }
   await client.end().catch(() => undefined);
   throw new Error(`backup: index commits kept landing within ${marginMs} ms of the database snapshot (${MAX_ATTEMPTS} tries); retry when ingest is quieter`);
@@ -108,23 +128,21 @@ export async function backupPostgres(databaseUrl: string, storage: StorageConfig
   const blobs = blobPrefix(storage);
   fs.mkdirSync(toDir, { recursive: true });
   const t0 = Date.now();
-  const snap = await chooseSnapshot(databaseUrl, storage, index, opts.clockMarginMs ?? DEFAULT_CLOCK_MARGIN_MS);
-  const tag = `backup-${new Date(snap.window[0]).toISOString().replace(/:/g, '')}`;
   const db = await connectIndex(storage);
-  const tagged: string[] = [];
+  let snap: Chosen;
   try {
-    // Tag at once: a version superseded after the snapshot may be cleaned up 60 s after its commit.
-    for (const [name, v] of snap.versions) {
-      const t = await db.openTable(name);
-      try {
-        await (await t.tags()).create(tag, v.version);
-        tagged.push(name);
-      } finally {
-        t.close();
-      }
-    }
+    snap = await chooseSnapshot(databaseUrl, db, index, opts.clockMarginMs ?? DEFAULT_CLOCK_MARGIN_MS);
+  } catch (err) {
+    db.close();
+    index.close();
+    blobs.close();
+    throw err;
+  }
+  const tag = snap.tag;
+  try {
     const dumpFile = path.join(toDir, 'control.dump');
-    await run(pgDump, ['--format=custom', `--snapshot=${snap.snapshotId}`, `--file=${dumpFile}`, `--dbname=${databaseUrl}`]);
+    const conn = pgConnection(databaseUrl, opts.env ?? process.env);
+    await run(pgDump, ['--format=custom', `--snapshot=${snap.snapshotId}`, `--file=${dumpFile}`, conn.dbArg], { env: conn.env });
     const docs = (await snap.client.query<{ blob_key: string }>(`select blob_key from documents where state = 'visible'`)).rows;
     await snap.client.query('commit');
     const t1 = Date.now();
@@ -172,11 +190,7 @@ export async function backupPostgres(databaseUrl: string, storage: StorageConfig
     throw new Error(`backup: ${e.stderr?.trim() || e.message}`, { cause: err });
   } finally {
     await snap.client.end().catch(() => undefined);
-    for (const name of tagged) {
-      const t = await db.openTable(name);
-      await (await t.tags()).delete(tag).catch(() => undefined);
-      t.close();
-    }
+    await deleteTags(db, snap.versions.keys(), tag);
     db.close();
     index.close();
     blobs.close();

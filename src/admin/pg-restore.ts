@@ -12,7 +12,7 @@ import pg from 'pg';
 import type { StorageConfig } from '../internal/storage-config.ts';
 import { copyPrefix, localPrefix } from './object-prefix.ts';
 import type { PgBackupReport } from './pg-backup.ts';
-import { blobPrefix, connectIndex, findPgTool, indexPrefix } from './service-stores.ts';
+import { blobPrefix, connectIndex, findPgTool, indexPrefix, pgConnection } from './service-stores.ts';
 
 const run = promisify(execFile);
 
@@ -79,7 +79,8 @@ export async function restorePostgres(fromDir: string, databaseUrl: string, stor
     }
 
     try {
-      await run(pgRestore, ['--exit-on-error', '--no-owner', '--no-acl', `--dbname=${databaseUrl}`, path.join(fromDir, backup.control_plane.file)]);
+      const conn = pgConnection(databaseUrl, env);
+      await run(pgRestore, ['--exit-on-error', '--no-owner', '--no-acl', conn.dbArg, path.join(fromDir, backup.control_plane.file)], { env: conn.env });
     } catch (err) {
       throw new Error(`restore: pg_restore failed: ${(err as { stderr?: string }).stderr?.trim() || (err as Error).message}`, { cause: err });
     }

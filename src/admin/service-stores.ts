@@ -80,3 +80,16 @@ export function findPgTool(name: string, env: NodeJS.ProcessEnv): string {
   for (const dir of dirs) if (isExe(path.join(dir, name))) return path.join(dir, name);
   throw new Error(`${name} not found (looked in ${dirs.join(', ')}); install the PostgreSQL client programs (Debian: postgresql-client) or set PG_BIN_DIR`);
 }
+
+/**
+ * Arguments and environment for running a PostgreSQL client program on `databaseUrl`: the password moves
+ * from the URL into PGPASSWORD, so it does not show in the process list.
+ * @returns `--dbname=<url without password>` and the environment to run with
+ */
+export function pgConnection(databaseUrl: string, env: NodeJS.ProcessEnv): { dbArg: string; env: NodeJS.ProcessEnv } {
+  const u = new URL(databaseUrl);
+  if (!u.password) return { dbArg: `--dbname=${databaseUrl}`, env };
+  const password = decodeURIComponent(u.password);
+  u.password = '';
+  return { dbArg: `--dbname=${u.toString()}`, env: { ...env, PGPASSWORD: password } };
+}
