@@ -57,7 +57,9 @@ export function reindexJobKind(deps: ReindexJobDeps): JobKind {
         const work = await rebuild.plan();
         await rebuild.apply(work, true);
         ctx.progress?.({ stage: 'switching', ...rebuild.counts });
-        await deps.index.refreshLexical(target); // every row in the BM25 index before it serves
+        // optimize() above folded every row built so far into the BM25 index; the last round's rows are folded
+        // as refreshLexical's bound says (always below 20 000 indexed rows, else the scan scores the few left).
+        await deps.index.refreshLexical(target);
         await ctx.commitDone(undefined, async (trx) => {
           previous = await store.switchTo(namespace, job.id, generation, runningBuild(deps.embedder.signature), trx);
           if (previous === null) throw new AppError('internal_error', `reindex of ${namespace}: the build was taken from this job`);
