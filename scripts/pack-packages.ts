@@ -86,8 +86,10 @@ export function packPackages(dest: string): Record<ClientPackage, string> {
       const manifest = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as Manifest;
       fs.writeFileSync(path.join(stage, 'package.json'), JSON.stringify(packedManifest(manifest, engines), null, 2) + '\n');
       if (manifest.bin) fs.cpSync(path.join(pkgDir, 'bin'), path.join(stage, 'bin'), { recursive: true });
-      const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', path.resolve(dest)], { cwd: stage, encoding: 'utf8' })) as Array<{ filename: string }>;
-      out[pkg] = path.join(path.resolve(dest), packed[0].filename);
+      // `npm pack --json` prints an array of packed packages up to npm 11 and an object keyed by package name from npm 12.
+      const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', path.resolve(dest)], { cwd: stage, encoding: 'utf8' })) as
+        Array<{ filename: string }> | Record<string, { filename: string }>;
+      out[pkg] = path.join(path.resolve(dest), (Array.isArray(packed) ? packed[0] : Object.values(packed)[0]).filename);
     }
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
