@@ -9,7 +9,7 @@
 // described (bm25_state) and searched with words of a FinanceBench evidence passage of that filing, over
 // the whole namespace (found = the document among the hits; a sibling filing of the same company may
 // outrank it) and within the document (`doc_ids`: its rows are retrievable).
-//   nice -n 10 npx tsx bench/ingest-throughput.ts -- --keep /tmp/ingest-prefill [--chunks 100000]
+//   nice -n 10 npx tsx bench/ingest-throughput.ts -- --keep DIR [--chunks 100000]
 //     [--in-flight 6] [--phases empty,full] [--files N] [--env KEY=VALUE,...]
 // --keep DIR builds the pre-filled data directory once (synthetic SciFact-sentence documents of 20 chunks,
 // bench/lib/synthetic.ts, then optimised) and reuses it: every run copies it to a temp dir first, so both

@@ -96,13 +96,24 @@ async function readBack(destUri: string, table: string, version: number): Promis
   const db = await lancedb.connect(destUri);
   const t = await db.openTable(table);
   try {
-    const at = await t.version();
-    if (at !== version) throw new Error(`table ${table}: the copy opened at version ${at}, not ${version}`);
-    const first = (await t.schema()).fields[0]?.name;
-    const rows = first ? (await t.query().select([first]).toArrow()).numRows : await t.countRows();
-    for (const ix of await t.listIndices()) await t.indexStats(ix.name);
-    return rows;
+    return await readTableAt(t, version, `table ${table}: the copy opened at version`);
   } finally {
     t.close();
   }
+}
+
+/**
+ * Check that the open table `t` is at `version` and read it through: one column of every row and each
+ * index's statistics, so a missing data, deletion or index file fails here, not in a later search.
+ * @param what the start of the error message, before "<version found>, not <version>"
+ * @returns the row count
+ * @throws Error when the version differs or a file of it cannot be read
+ */
+export async function readTableAt(t: lancedb.Table, version: number, what: string): Promise<number> {
+  const at = await t.version();
+  if (at !== version) throw new Error(`${what} ${at}, not ${version}`);
+  const first = (await t.schema()).fields[0]?.name;
+  const rows = first ? (await t.query().select([first]).toArrow()).numRows : await t.countRows();
+  for (const ix of await t.listIndices()) await t.indexStats(ix.name);
+  return rows;
 }

@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import * as lancedb from '@lancedb/lancedb';
 import pg from 'pg';
 import type { StorageConfig } from '../internal/storage-config.ts';
+import { readTableAt } from './lance-snapshot.ts';
 import { copyPrefix, localPrefix } from './object-prefix.ts';
 import type { PgBackupReport } from './pg-backup.ts';
 import { blobPrefix, connectIndex, findPgTool, indexPrefix, pgConnection } from './service-stores.ts';
@@ -35,12 +36,7 @@ export async function verifyTag(dir: string, name: string, tag: string, version:
   const t = await db.openTable(name);
   try {
     await t.checkout(tag);
-    const at = await t.version();
-    if (at !== version) throw new Error(`table ${name}: tag ${tag} is version ${at}, not ${version}`);
-    const first = (await t.schema()).fields[0]?.name;
-    const rows = first ? (await t.query().select([first]).toArrow()).numRows : await t.countRows();
-    for (const ix of await t.listIndices()) await t.indexStats(ix.name);
-    return rows;
+    return await readTableAt(t, version, `table ${name}: tag ${tag} is version`);
   } finally {
     t.close();
     db.close();
