@@ -15,6 +15,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { startTestServer, createProject, request, type TestServer } from './helpers/index.ts';
 import { startFileServer } from './jobs-helpers.ts';
 import { CHROMIUM_PATH } from '../scripts/preflight.ts';
+import { signInAndChoose } from './helpers/console-login.ts';
 import { OPERATORS as SERVICE_OPERATORS, ALL_OPERATORS as SERVICE_ALL } from '../src/attributes/types.ts';
 import { readJobProgress as sdkProgress } from '../packages/sdk/src/job-progress.ts';
 // @ts-expect-error plain ES modules of the console, without type declarations
@@ -286,13 +287,7 @@ test('project name, attributes at upload, jobs after a reload, attribute filters
 
 test('a login session lists and creates projects without an extra key', { timeout: 60_000 }, async () => {
   const page = await openConsole();
-  await page.fill('#login-email', server.email);
-  await page.fill('#login-password', server.password);
-  await page.click('#login-submit');
-  await page.waitForSelector('#project-select');
-  await page.selectOption('#project-select', project.projectId);
-  await page.click('#project-choose');
-  await page.waitForSelector('#tabs a.active[data-view="upload"]');
+  await signInAndChoose(page, server.email, server.password, project.projectId);
   assert.equal(await page.textContent('#who-project'), 'Field notes');
   await page.click('#tabs a[data-view="projects"]');
   await page.waitForSelector(`#project-list tr[data-project-id="${project.projectId}"]`);

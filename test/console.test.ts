@@ -14,6 +14,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { startTestServer, createProject, request, repoRoot, type TestServer } from './helpers/index.ts';
 import { startS3Server, type S3TestServer } from './helpers/s3-server.ts';
 import { CHROMIUM_PATH } from '../scripts/preflight.ts';
+import { signInAndChoose } from './helpers/console-login.ts';
 
 const DOCS = path.join(repoRoot, '../shared/data/docs');
 const PDF = path.join(DOCS, 'pdf/tracemonkey.pdf');
@@ -190,13 +191,7 @@ test('paste key, upload by file input and drag-and-drop, watch jobs, search, del
 
 test('account login: e-mail and password, then a project chosen from the list', { timeout: 60_000 }, async () => {
   const page = await openConsole();
-  await page.fill('#login-email', server.email);
-  await page.fill('#login-password', server.password);
-  await page.click('#login-submit');
-  await page.waitForSelector('#project-select');
-  await page.selectOption('#project-select', project.projectId);
-  await page.click('#project-choose');
-  await page.waitForSelector('#tabs a.active[data-view="upload"]');
+  await signInAndChoose(page, server.email, server.password, project.projectId);
   assert.match(await page.textContent('#who-label') ?? '', new RegExp(project.name));
   await page.click('#tabs a[data-view="docs"]');
   await page.waitForSelector('#docs tbody tr');
