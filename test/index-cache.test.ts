@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import { openLanceIndex, type LanceNamespaceIndex } from '../src/storage/lance-index.ts';
 import { ObjectCache } from '../src/storage/object-cache.ts';
 import type { ChunkRecord, EmbeddingSignature } from '../src/storage/namespace-index.ts';
@@ -110,4 +111,23 @@ test('the endpoint refuses requests without its token', async () => {
   assert.equal(res.status, 403);
   const ok = await fetch(`${endpoint}/cache-test?list-type=2&prefix=index/`);
   assert.equal(ok.status, 200, 'with the token the request is forwarded, signed');
+});
+
+test('a cache thread that ends is started again on the same endpoint, and the open connection keeps reading', async () => {
+  const { index, cache } = await connect();
+  assert.deepEqual(await docsOf(index, 'lantern'), ['c']);
+  const counted = (await cache.stats()).memoryHits + (await cache.stats()).diskHits;
+  // End the thread the way a crash would (the class keeps it private: nothing else may stop it).
+  const thread = (cache as unknown as { live: Worker }).live;
+  const ended = new Promise((resolve) => thread.once('exit', resolve));
+  await thread.terminate();
+  await ended;
+  const deadline = Date.now() + 20_000;
+  while ((await cache.stats()).restarts === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  const after = await cache.stats();
+  assert.equal(after.restarts, 1);
+  assert.ok(after.memoryHits + after.diskHits >= counted, 'counts carry over the restart');
+  assert.deepEqual(await docsOf(index, 'lantern'), ['c'], 'the connection opened before the crash reads through the new thread');
+  const res = await fetch(`${cache.storageOptions().endpoint}/cache-test?list-type=2&prefix=index/`);
+  assert.equal(res.status, 200, 'same port and token');
 });

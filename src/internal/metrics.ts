@@ -26,6 +26,8 @@ export interface IndexCacheStats {
   memoryHits: number;
   diskHits: number;
   misses: number;
+  /** Times the cache's thread ended and was started again. */
+  restarts?: number;
 }
 
 /** Stages of the search pipeline that are timed (search/search-service.ts). */
@@ -96,6 +98,16 @@ export class Metrics {
         this.inc({ result: 'memory_hit' }, stats.memoryHits);
         this.inc({ result: 'disk_hit' }, stats.diskHits);
         this.inc({ result: 'miss' }, stats.misses);
+      },
+    });
+    new Counter({
+      name: 'docsearch_index_cache_thread_restarts_total', help: 'Times the index read cache thread ended and was started again on its endpoint.',
+      registers: [this.registry],
+      async collect() {
+        const timeout = new Promise<null>((resolve) => setTimeout(resolve, CACHE_STATS_TIMEOUT_MS, null).unref());
+        const stats = await Promise.race([read().catch(() => null), timeout]);
+        this.reset();
+        if (stats) this.inc(stats.restarts ?? 0);
       },
     });
   }

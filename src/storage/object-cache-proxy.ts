@@ -24,6 +24,10 @@ const IMMUTABLE = /\.lance\/(data|_indices|_deletions)\/[^?]+$/;
 export interface ObjectCacheOptions extends BlockCacheOptions {
   /** The real store. */
   s3: S3Settings;
+  /** Loopback port to listen on; 0 or absent = a free one. A restarted thread takes its predecessor's. */
+  port?: number;
+  /** Path token to require (32 hex characters); absent = a new random one. */
+  token?: string;
 }
 
 const xmlError = (res: http.ServerResponse, status: number, code: string, message: string) => {
@@ -73,15 +77,17 @@ function respond(res: http.ServerResponse, meta: ObjectMeta, span: { start: numb
 
 export class ObjectCacheProxy {
   /** Random first path segment of the endpoint LanceDB is given; requests without it are refused. */
-  readonly token = crypto.randomBytes(16).toString('hex');
+  readonly token: string;
   /** Path prefix every request must start with: the token, then the bucket. */
-  private readonly prefix = `/${this.token}/`;
+  private readonly prefix: string;
   readonly cache: BlockCache;
   private readonly upstream: S3Upstream;
   private readonly server: http.Server;
   private readonly inflight = new Map<string, Promise<void>>();
 
   constructor(private readonly opts: ObjectCacheOptions) {
+    this.token = opts.token ?? crypto.randomBytes(16).toString('hex');
+    this.prefix = `/${this.token}/`;
     this.cache = new BlockCache(opts);
     this.upstream = new S3Upstream(opts.s3);
     this.server = http.createServer((req, res) => {
@@ -94,9 +100,13 @@ export class ObjectCacheProxy {
     this.server.keepAliveTimeout = 30_000;
   }
 
-  /** Listen on 127.0.0.1 (a free port). @returns the endpoint origin */
+  /**
+   * Listen on 127.0.0.1 (`opts.port`, else a free port).
+   * @returns the endpoint origin
+   * @throws Error (EADDRINUSE) when the given port is taken
+   */
   async start(): Promise<string> {
-    await new Promise<void>((resolve, reject) => this.server.once('error', reject).listen(0, '127.0.0.1', () => resolve()));
+    await new Promise<void>((resolve, reject) => this.server.once('error', reject).listen(this.opts.port ?? 0, '127.0.0.1', () => resolve()));
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
