@@ -1,7 +1,8 @@
 // PDF parser, using pdfjs-dist's legacy (Node) build. In Node pdfjs runs its "worker" code in the
 // calling thread (a fake worker), so parsing is CPU work on the caller's thread — the ingest pipeline
 // runs it in an isolated child process (src/ingest/isolation). Per page:
-//   text runs (getTextContent) + graphics (getOperatorList -> pdf-graphics.ts: rules, image placements);
+//   text runs (getTextContent) + graphics (getOperatorList -> pdf-graphics.ts: rules, image placements;
+//      pdf-worker.ts passes only the operators it reads out of pdfjs's worker);
 //      each run's weight from its font's name once the operator list has loaded the fonts (markBold)
 //   -> no text layer? render + OCR the page (pdf-ocr.ts), the OCR'd words become the runs; the OCR of
 //      several pages runs at once (tesseract runs up to the parse limit ocrConcurrency, pages up to
@@ -14,13 +15,14 @@
 // 3+ pages (logos) and the images of an OCR'd (scanned) page are not figures.
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { getDocument, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { getDocument, type PDFDocumentProxy, type PDFPageProxy, type PDFWorker } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import { parseLimits } from '../isolation/limits.ts';
 import { OcrUnavailableError } from './ocr.ts';
 import { linesToBlocks, dropPageFurniture, bodyFontSize } from './pdf-blocks.ts';
 import { repairSplitWords } from './pdf-word-repair.ts';
 import { pageGraphics, type PageGraphics } from './pdf-graphics.ts';
+import { graphicsPdfWorker } from './pdf-worker.ts';
 import { extractPageImages, figurePlacements, pageScan } from './pdf-images.ts';
 import { pageLines, type Line, type TextRun } from './pdf-layout.ts';
 import { lacksTextLayer, ocrPage } from './pdf-ocr.ts';
@@ -85,10 +87,11 @@ function mapOpenError(err: unknown): ParseError {
   return new ParseError(415, 'unreadable_document', `The PDF could not be read: ${message}`);
 }
 
-async function openPdf(data: Buffer): Promise<PDFDocumentProxy> {
+async function openPdf(data: Buffer, worker: PDFWorker): Promise<PDFDocumentProxy> {
   try {
     return await getDocument({
       data: new Uint8Array(data), // pdfjs takes ownership of (detaches) the array it is given
+      worker,
       isEvalSupported: false,
       disableFontFace: true,
       useSystemFonts: false,
@@ -214,7 +217,14 @@ function attachCaptions(blocks: Block[], images: ImageAsset[]): void {
  * 422 `no_extractable_text` (no text layer and OCR found nothing or is unavailable).
  */
 export async function parsePdf(data: Buffer): Promise<ParsedDocument> {
-  const doc = await openPdf(data);
+  const worker = await graphicsPdfWorker();
+  let doc: PDFDocumentProxy;
+  try {
+    doc = await openPdf(data, worker);
+  } catch (err) {
+    worker.destroy();
+    throw err;
+  }
   try {
     const pages = doc.numPages;
     const limits = parseLimits();
@@ -276,5 +286,6 @@ export async function parsePdf(data: Buffer): Promise<ParsedDocument> {
     return { title, pages, blocks, images, imageCount: images.length };
   } finally {
     await doc.destroy().catch(() => undefined);
+    worker.destroy();
   }
 }

@@ -37,6 +37,15 @@ type Matrix = [number, number, number, number, number, number];
 
 const IDENTITY: Matrix = [1, 0, 0, 1, 0, 0];
 const DRAW = { moveTo: 0, lineTo: 1, curveTo: 2, quadraticCurveTo: 3, closePath: 4 } as const;
+/**
+ * The operators pageGraphics reads (the switch below): every other operator of a page leaves its result
+ * unchanged, so a page's operator list may carry only these (pdf-worker.ts drops the rest, most of them
+ * text-showing operators with a glyph array each, before pdfjs copies the list out of its worker).
+ */
+export const GRAPHICS_OPS: ReadonlySet<number> = new Set<number>([
+  OPS.save, OPS.restore, OPS.transform, OPS.paintFormXObjectBegin, OPS.paintFormXObjectEnd, OPS.constructPath,
+  OPS.paintImageXObject, OPS.paintImageXObjectRepeat, OPS.paintInlineImageXObject,
+]);
 const STROKES = new Set<number>([OPS.stroke, OPS.closeStroke, OPS.fillStroke, OPS.eoFillStroke, OPS.closeFillStroke, OPS.closeEOFillStroke]);
 const FILLS = new Set<number>([OPS.fill, OPS.eoFill, OPS.fillStroke, OPS.eoFillStroke, OPS.closeFillStroke, OPS.closeEOFillStroke]);
 
