@@ -4,10 +4,12 @@
 // under packages/) with Node's built-in test runner under tsx, and exits with its exit code. The runner
 // prints its own summary (`# pass N`, `# fail N`).
 //   TEST_FILTER=substr        only files whose path contains substr (comma-separated: any of them)
-//   TEST_CONCURRENCY=n        test files run at once in both phases (default: unit files beside the code —
-//                             src/, scripts/, packages/*/src/ — 2 at once, then integration files — test/,
-//                             packages/*/test/ — one at a time: they start servers and kill processes on
-//                             timing budgets, and the machine has 2 cores; each file is its own process)
+//   TEST_CONCURRENCY=n        test files run at once in every phase (default: unit files beside the code —
+//                             src/, scripts/, packages/*/src/ — 2 at once; then integration files — test/,
+//                             packages/*/test/ — 2 at once; then, one at a time, the integration files whose
+//                             header says `// Runs alone: <why>`: they kill processes, time restarts or
+//                             latencies, or drive a browser, on budgets a second file beside them would
+//                             eat into on 2 cores; each file is its own process)
 //   TEST_BACKENDS=sqlite      restrict integration tests to one control-plane backend (see test/helpers)
 //   DOCSEARCH_TEST_SKIP_SETUP=1  skip the preflight (scripts/preflight.ts) that first installs, or names,
 //                             the Debian packages the tests need (PostgreSQL, nginx, Tesseract + languages)
@@ -54,9 +56,14 @@ if (!(await preflight(process.env))) process.exit(1);
 
 const override = Number.parseInt(process.env.TEST_CONCURRENCY ?? '', 10);
 const isUnit = (f) => f.startsWith('src/') || f.startsWith('scripts/') || /^packages\/[^/]+\/src\//.test(f);
+/** An integration file whose header holds a `// Runs alone: <why>` line (it kills processes, times a restart or a
+ *  latency, or drives a browser on a budget) runs with no other file beside it. */
+const runsAlone = (f) => /^\/\/ Runs alone: /m.test(fs.readFileSync(path.join(root, f), 'utf8').slice(0, 4000));
+const integration = files.filter((f) => !isUnit(f));
 const phases = [
   { name: 'unit', files: files.filter(isUnit), concurrency: override > 0 ? override : 2 },
-  { name: 'integration', files: files.filter((f) => !isUnit(f)), concurrency: override > 0 ? override : 1 },
+  { name: 'integration', files: integration.filter((f) => !runsAlone(f)), concurrency: override > 0 ? override : 2 },
+  { name: 'integration, one file at a time', files: integration.filter(runsAlone), concurrency: override > 0 ? override : 1 },
 ].filter((p) => p.files.length > 0);
 
 /** Run one phase's files under Node's test runner; resolves to its exit code. */

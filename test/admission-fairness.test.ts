@@ -3,6 +3,7 @@
 // single small document, on either control plane; and a project past its cap of unfinished ingests gets
 // 429 rate_limited with Retry-After before its upload is read, and parallel uploads never pass the cap together
 // (the check and the job creation are one atomic step, on SQLite and on PostgreSQL).
+// Runs alone: asserts another project's document ends within 10 s under a flood.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';

@@ -2,6 +2,7 @@
 // database count against one budget per project and per client IP (control-plane counters,
 // DOCSEARCH_RATE_LIMIT_STORE=shared, the default with PostgreSQL), and the counters themselves are
 // exact under concurrent hits on both control planes.
+// Runs alone: counts requests in per-minute rate windows across processes.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';

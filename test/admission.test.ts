@@ -1,6 +1,7 @@
 // Admission control: per-project search and ingest rate limits, a per-client-IP limit, login
 // backoff per account and per IP, and a cap on open job status streams per project — each answered with
 // 429 rate_limited, Retry-After and the one error body shape, and without touching other projects.
+// Runs alone: counts requests in per-minute rate windows.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, createProject, request, type TestServer } from './helpers/start-test-server.ts';

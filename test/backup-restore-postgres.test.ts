@@ -4,6 +4,7 @@
 // once the restored server has run the jobs caught in flight, searches give the same results as on the
 // original. The backup runs through the command function in this process (so that it overlaps the
 // ingest); the restore as `npm run restore` does, in its own process. Refusals change nothing.
+// Runs alone: stops and restarts servers around a backup.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

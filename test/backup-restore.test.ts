@@ -3,6 +3,7 @@
 // is listed and searchable, no search shows a document the snapshot did not commit (never half-present),
 // and once the restored server has run the jobs the snapshot caught in flight, searches give the same
 // results as on the original. Restore runs as `npm run restore` does; the backup through the same command function, in this process.
+// Runs alone: stops and restarts servers around a backup.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

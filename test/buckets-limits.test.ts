@@ -5,6 +5,7 @@
 // (paused_credit_exhausted, paused_egress_quota_exhausted); a task waits in queued_org until a worker
 // takes it; a blob store that refuses writes pauses with paused_destination_credential_error and resume
 // continues once it accepts them again.
+// Runs alone: restarts the server in the middle of a bucket task.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

@@ -6,6 +6,7 @@
 // search playground filters on the attributes and shows the service's error for a bad filter; the
 // Projects tab asks a project-key session for an account key, keeps it in memory only, creates a project
 // whose key is shown once and opens it. Screenshots go to CONSOLE_SHOTS_DIR (else a temp dir), printed.
+// Runs alone: drives Chromium on step timeouts.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

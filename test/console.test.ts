@@ -5,6 +5,7 @@
 // searches (prompt_ready context and JSON hits with scores), shows an API error's code, lists and deletes
 // a document, follows a real bucket task (local S3) to its end with its failures, and signs in with the
 // account login. Screenshots go to a temp dir whose paths are printed, for people to look at.
+// Runs alone: drives Chromium on step timeouts.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

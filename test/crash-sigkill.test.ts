@@ -3,6 +3,7 @@
 // every job must end done or failed, no document may be half visible, no chunk may lack a document,
 // nothing done may be lost, and every terminal job must get exactly one (verifiable) completion event.
 // Bounded to ~50 s here (CRASH_BUDGET_S overrides); bench/crash-sigkill.ts runs many more iterations.
+// Runs alone: SIGKILLs the server and times its restarts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCrashScenario } from '../bench/crash-harness.ts';

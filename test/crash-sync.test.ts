@@ -3,6 +3,7 @@
 // PostgreSQL; both runs still end done with exact counts and nothing lost, stale or duplicated
 // (bench/crash-sync.ts kills during both runs, larger, and more often: `--objects 200 --kills 3`).
 // Each restart costs a server start-up (seconds), so one kill is what this test affords.
+// Runs alone: SIGKILLs the server and times its restarts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runSyncCrash } from '../bench/crash-sync.ts';

@@ -6,6 +6,7 @@
 // API reports, the three charts are drawn, the missed cases are listed, a bad file names its line, the
 // listed evaluation opens and deletes (a screenshot's path is printed). Each completes an evaluation of
 // real XQuAD paragraphs, and each reports the same found shares (same searches, same judge).
+// Runs alone: drives Chromium on step timeouts.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

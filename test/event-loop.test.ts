@@ -2,6 +2,7 @@
 // unencrypted_strings_match and a multi-megabyte text file that is one unbroken line — run while
 // /healthz is probed every 20 ms; the probes' p99 must stay under 100 ms (DESIGN.md's event-loop budget)
 // and the ingest must end (done, or failed with a code). The server's own lag (/readyz) is reported.
+// Runs alone: asserts a /healthz p99 under 100 ms.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, createProject, type TestServer } from './helpers/start-test-server.ts';

@@ -2,6 +2,7 @@
 // transition, retries with visible errors, re-claim after lease expiry, early release of dead local
 // owners, giving up on exhausted jobs, fairness between projects, the concurrency cap, cancellation in
 // each state (including aborting a running handler), atomic commit, and Idempotency-Key races.
+// Runs alone: steps job leases and retries on wall-clock expiry.
 import { test, describe, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

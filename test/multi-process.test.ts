@@ -6,6 +6,7 @@
 // writer lease (mid-commit) and the other takes the lease over — and in the end every job is done,
 // every document has exactly its chunks in the index (0 lost, 0 duplicated). Prints the measured
 // visibility delay between the nodes and the lease take-over time.
+// Runs alone: kills processes of a four-process deployment.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';

@@ -3,6 +3,7 @@
 // children. "Installing" here is putting an executable at DOCSEARCH_TESSERACT_BIN, which names a path
 // that does not exist when the server starts; the executable is a stand-in for tesseract that reports
 // English data and reads every picture as one fixed sentence, so the test needs no OCR packages.
+// Runs alone: changes which tesseract the server finds while it runs.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

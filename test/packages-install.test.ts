@@ -4,6 +4,7 @@
 // scripts), and used there with plain `node` against a running service: an ESM script through the SDK,
 // the `docsearch` CLI, and `docsearch-mcp` driven by the official MCP client over stdio. The SDK's
 // declarations compile under a user's strict tsconfig with moduleResolution nodenext and bundler.
+// Runs alone: packs and installs every client package (npm, CPU-heavy).
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

@@ -2,6 +2,7 @@
 // exit at once, instead of running on under PID 1 (src/ingest/isolation/parse-child.ts). The server is
 // the real one (`src/main.ts` as a child process, SQLite); a stand-in tesseract that never finishes a
 // page keeps a run going at the moment of the kill.
+// Runs alone: kills the server and waits for its parse children to end.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';

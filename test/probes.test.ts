@@ -1,6 +1,7 @@
 // Health and readiness per role: /readyz names the process's role and probes each of
 // its dependencies; a worker process (`npm start` with DOCSEARCH_ROLE=worker) serves no API but answers
 // /healthz, /readyz and /metrics on DOCSEARCH_PROBE_PORT.
+// Runs alone: signals the server and times its shutdown.
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';

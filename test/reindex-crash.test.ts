@@ -4,6 +4,7 @@
 // results of before, and the generation switched away from is dropped. SQLite only here: one kill and two
 // start-ups already cost most of this file's time (the PostgreSQL path of the switch is covered by
 // test/reindex.test.ts).
+// Runs alone: SIGKILLs the server during a rebuild.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';

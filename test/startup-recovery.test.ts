@@ -3,6 +3,7 @@
 // holds its writer lease, so its interrupted delete and its orphan chunks cannot be cleaned yet), and
 // search never shows what recovery has still to remove. Once the lease is free, recovery finishes the
 // delete and removes the orphans, and /readyz says so. On SQLite and PostgreSQL.
+// Runs alone: kills and restarts the server, with readiness deadlines.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';

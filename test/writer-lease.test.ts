@@ -2,6 +2,7 @@
 // a process, renewed while held, taken over after the TTL when the holder stopped renewing (died), a
 // stalled holder notices the take-over and re-acquires before its next commit, and a queued node gets
 // the lease before a holder that keeps re-acquiring it; a holder known to be dead is taken over at once. Each "node" is a WriterLeases with its own owner.
+// Runs alone: asserts lease takeover times.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ControlPlane } from '../src/storage/db.ts';
