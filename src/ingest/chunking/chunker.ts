@@ -116,7 +116,7 @@ export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions = {}): Chu
     let setTokens = Infinity; // forces a new chunkset for the first chunk of each section
     for (const g of groupUnits(units, targetTokens, maxTokens, minTokens)) {
       const content = g.units.map((u) => u.text).join('\n\n');
-      const tokens = countTokens(content);
+      const tokens = g.units.length === 1 ? g.units[0].tokens : countTokens(content); // one unit: its text is the content
       if (setTokens + tokens > chunksetMax) {
         chunksetIndex++;
         setTokens = 0;

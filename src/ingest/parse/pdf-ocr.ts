@@ -23,9 +23,14 @@ const MAX_DPI = 300;
 const MAX_SIDE = 5000;
 const MAX_PIXELS = 25_000_000;
 
-/** True when a page's text layer is (nearly) empty: fewer than 10 letters or digits. */
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/gu;
+
+/** True when a page's text layer is (nearly) empty: fewer than 10 letters or digits (it stops counting at 10). */
 export function lacksTextLayer(text: string): boolean {
-  return (text.match(/[\p{L}\p{N}]/gu)?.length ?? 0) < 10;
+  LETTER_OR_DIGIT.lastIndex = 0;
+  let n = 0;
+  while (n < 10 && LETTER_OR_DIGIT.exec(text)) n++;
+  return n < 10;
 }
 
 /**
