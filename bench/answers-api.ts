@@ -3,21 +3,24 @@
 // and kept with --keep), each set's questions sent as ONE evaluation (POST /v3/docsearch/evaluations;
 // doc_id + evidence pages; variants: the default search, and searchInDoc on the question's filing).
 // XQuAD (opt-in): the benchmark's namespaces of N paragraphs, one evaluation per namespace (doc_id +
-// answer strings), found shares and tokens pooled over the namespaces. The same questions are also asked
-// directly the way bench/answers.ts asks them (bench/lib/answers-run.ts). Prints both rows per case and
-// whether the judged figures agree (found in context, mean tokens, empty contexts; for FinanceBench also
-// nDCG@10, recall@10 and the misses by cause — XQuAD's benchmark ranks documents, the API hits; latency
-// differs by design: the API times the search in process, the benchmark through HTTP inject).
+// answer strings), found shares and tokens pooled over the namespaces. SciFact (opt-in): the benchmark's
+// namespaces of a claim's relevant abstracts among N others (`--sf-sizes`; one shared namespace from 1,000),
+// one evaluation per namespace whose cases name every relevant abstract (doc_ids), pooled the same way.
+// The same questions are also asked directly the way bench/answers.ts asks them (bench/lib/answers-run.ts).
+// Prints both rows per case and whether the judged figures agree (found in context, mean tokens, empty
+// contexts; for FinanceBench also nDCG@10, recall@10 and the misses by cause — XQuAD's and SciFact's
+// benchmark ranks documents, the API hits; latency differs by design: the API times the search in
+// process, the benchmark through HTTP inject).
 // Usage:
-//   npx tsx bench/answers-api.ts [--sets financebench,xquad] [--fb-sets financebench-dev] [--langs en] [--sizes 10]
-//                                [--limit N] [--keep DIR] [--body JSON]
+//   npx tsx bench/answers-api.ts [--sets financebench,xquad,scifact] [--fb-sets financebench-dev] [--langs en]
+//                                [--sizes 10] [--sf-sizes 10,1000] [--limit N] [--keep DIR] [--body JSON]
 //   --keep DIR   reuse the app's data directory (the 43 filings are ingested once, ≈6–8 min)
 //   --body JSON  request fields of both sides (e.g. '{"min_relevance":0.4}')
 import { initAnalysis } from '../src/analysis/analyzer.ts';
 import { startBenchApp, type BenchApp } from './lib/bench-app.ts';
 import { Calibration } from './lib/answers-common.ts';
 import { runCase, type Row } from './lib/answers-run.ts';
-import { financebenchCases, xquadCases, type EvalCase } from './lib/answers-sets.ts';
+import { financebenchCases, scifactCases, xquadCases, type EvalCase } from './lib/answers-sets.ts';
 import { writeResult } from './lib/beir.ts';
 import type { EvaluationView, VariantReport } from '../src/evaluations/types.ts';
 
@@ -29,6 +32,7 @@ const sets = arg('--sets', 'financebench').split(',');
 const fbSets = arg('--fb-sets', 'financebench-dev').split(',');
 const langs = arg('--langs', 'en').split(',');
 const sizes = arg('--sizes', '10').split(',').map(Number);
+const sfSizes = arg('--sf-sizes', '10').split(',').map(Number);
 const limit = Number(arg('--limit', '100'));
 const keepDir = arg('--keep', '') || undefined;
 const body = JSON.parse(arg('--body', '{}')) as Record<string, unknown>;
@@ -40,7 +44,7 @@ const body = JSON.parse(arg('--body', '{}')) as Record<string, unknown>;
 async function evaluate(app: BenchApp, name: string, questions: EvalCase['questions'], variants: Array<Record<string, unknown>>): Promise<EvaluationView> {
   const key = questions[0].project.apiKey;
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  const cases = questions.map((q) => ({ id: q.id, query: q.text, doc_id: q.expectation!.docId, pages: q.expectation!.pages, answers: q.expectation!.answers }));
+  const cases = questions.map((q) => ({ id: q.id, query: q.text, doc_id: q.expectation!.docId, doc_ids: q.expectation!.docIds, pages: q.expectation!.pages, answers: q.expectation!.answers }));
   const res = await app.handle.http.inject({
     method: 'POST', url: '/v3/docsearch/evaluations', headers,
     payload: JSON.stringify({ name, cases, variants: variants.map((v) => ({ ...v, ...body })) }),
@@ -64,9 +68,12 @@ function apiRow(name: string, v: VariantReport): Row {
   };
 }
 
-/** An XQuAD case: one evaluation per namespace, pooled; beside the direct benchmark's row. */
-async function xquadRows(app: BenchApp, c: EvalCase): Promise<Array<Record<string, unknown>>> {
-  const asked = c.questions.filter((q) => q.expectation?.answers?.length);
+/**
+ * An XQuAD or SciFact case: one evaluation per namespace, pooled; beside the direct benchmark's row (found,
+ * tokens and empty contexts; their ranking measures are document-level there, hit-level in the API).
+ */
+async function pooledRows(app: BenchApp, c: EvalCase): Promise<Array<Record<string, unknown>>> {
+  const asked = c.questions.filter((q) => q.expectation && (q.expectation.answers?.length || q.expectation.docIds?.length));
   const byProject = new Map<string, EvalCase['questions']>();
   for (const q of asked) byProject.set(q.project.projectId, [...(byProject.get(q.project.projectId) ?? []), q]);
   const found: boolean[] = [], tokens: number[] = [];
@@ -116,7 +123,8 @@ async function main(): Promise<void> {
         console.log(`  reliability ${v.reliability.map((b) => `${b.from.toFixed(1)}–${b.to.toFixed(1)} n=${b.n} score ${b.mean_score} → ${b.observed}`).join('; ')}`);
       }
     }
-    if (sets.includes('xquad')) for (const l of langs) for (const c of await xquadCases(app, l, sizes, limit)) table.push(...(await xquadRows(app, c)));
+    if (sets.includes('xquad')) for (const l of langs) for (const c of await xquadCases(app, l, sizes, limit)) table.push(...(await pooledRows(app, c)));
+    if (sets.includes('scifact')) for (const c of await scifactCases(app, sfSizes, limit)) table.push(...(await pooledRows(app, c)));
   } finally {
     await app.close();
   }

@@ -39,7 +39,7 @@ for (const backend of BACKENDS) {
     let report: Record<string, any>;
 
     before(async () => {
-      server = await startTestServer({ backend, env: { DOCSEARCH_RATE_LIMIT_EVALUATIONS_PER_MIN: '12' } });
+      server = await startTestServer({ backend, env: { DOCSEARCH_RATE_LIMIT_EVALUATIONS_PER_MIN: '16' } });
       ({ apiKey: key } = await createProject(server, { product: 'docsearch' }));
       dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evaluations-'));
       ({ cases, docOf } = await ingestXquadCases(server.baseUrl, key, dir, 10, 5));
@@ -116,10 +116,13 @@ for (const backend of BACKENDS) {
       assert.deepEqual((again.body as { report: unknown }).report, report);
     });
 
-    test('an unknown doc_id is reported per case, not a failure', async () => {
+    test('an unknown doc_id is reported per case, not a failure; doc_ids names several documents', async () => {
       const gone = [...docOf.values()][0];
+      const own = cases[10].doc_id!;
+      const other = [...docOf.values()].find((d) => d !== gone && d !== own)!;
       const r = await api(server.baseUrl, key, 'POST', '/v3/docsearch/evaluations', {
-        cases: [{ id: 'a', query: 'Who won Super Bowl 50?', doc_id: 'no-such-doc' }, { query: cases[10].query, doc_id: gone }, cases[10]],
+        cases: [{ id: 'a', query: 'Who won Super Bowl 50?', doc_id: 'no-such-doc' }, { query: cases[10].query, doc_id: gone }, cases[10],
+          { id: 'several', query: cases[10].query, doc_ids: [other, own] }, { query: cases[10].query, doc_ids: [own, 'no-such-doc'] }],
         variants: [{ name: 'in-doc', search_in_doc: true }],
       });
       assert.equal(r.status, 202, JSON.stringify(r.body));
@@ -129,8 +132,11 @@ for (const backend of BACKENDS) {
       assert.deepEqual(v.per_case.slice(0, 2).map((p: { miss_cause: string }) => p.miss_cause), ['unknown_document', 'unknown_document']);
       assert.equal(v.per_case[0].id, 'a');
       assert.equal(v.per_case[0].error.code, 'document_not_found');
-      assert.equal(v.evaluated, 1);
-      assert.equal(v.misses.unknown_document, 2);
+      assert.equal(v.per_case[3].id, 'several');
+      assert.equal(v.per_case[3].found, true, 'a hit of either document is evidence (asked over the namespace: two documents)');
+      assert.equal(v.per_case[4].miss_cause, 'unknown_document');
+      assert.equal(v.evaluated, 2);
+      assert.equal(v.misses.unknown_document, 3);
     });
 
     test('bad input: a 400 naming the field, and nothing stored', async () => {
@@ -141,7 +147,10 @@ for (const backend of BACKENDS) {
         [{ cases: [cases[0]], variants: [{ min_relevance: 2 }] }, 'body.variants.0.min_relevance', /<= 1/],
         [{ cases: [cases[0]], variants: [{}, { target_tokens: 50 }] }, 'body.variants.1.target_tokens', />= 100/],
         [{ cases: [cases[0]], variants: [{}, {}, {}, {}, {}] }, 'body.variants', /4/],
-        [{ cases: [{ query: 'who?' }] }, 'body.cases.0', /doc_id, answers/],
+        [{ cases: [{ query: 'who?' }] }, 'body.cases.0', /doc_id \(or doc_ids\), answers/],
+        [{ cases: [{ query: 'who?', doc_id: 'a', doc_ids: ['b'] }] }, 'body.cases.0.doc_ids', /not both/],
+        [{ cases: [{ query: 'who?', doc_ids: ['a'], pages: [1] }] }, 'body.cases.0.pages', /doc_id/],
+        [{ cases: [{ query: 'who?', doc_ids: [] }] }, 'body.cases.0.doc_ids', /fewer than 1/],
         [{ cases: [{ query: 'who?', answers: ['x'], pages: [1] }] }, 'body.cases.0.pages', /doc_id/],
         [{ cases: [{ query: '', answers: ['x'] }] }, 'body.cases.0.query', /fewer than 1/],
         [{ cases: [cases[0]], variants: [{ top_k: 3 }] }, 'body.variants.0.top_k', /additional/],
@@ -182,9 +191,9 @@ for (const backend of BACKENDS) {
       const del = await api(server.baseUrl, key, 'DELETE', `/v3/docsearch/evaluations/${list.evaluations[0].evaluation_id}`);
       assert.equal(del.status, 200);
       assert.equal((await api(server.baseUrl, key, 'GET', `/v3/docsearch/evaluations/${list.evaluations[0].evaluation_id}`)).status, 404);
-      // 12 evaluation requests a minute (this server's setting), counted apart from searches.
+      // 16 evaluation requests a minute (this server's setting), counted apart from searches.
       let status = 0;
-      for (let i = 0; i < 13 && status !== 429; i++) status = (await api(server.baseUrl, key, 'POST', '/v3/docsearch/evaluations', { cases: [] })).status;
+      for (let i = 0; i < 17 && status !== 429; i++) status = (await api(server.baseUrl, key, 'POST', '/v3/docsearch/evaluations', { cases: [] })).status;
       assert.equal(status, 429);
       const search = await api(server.baseUrl, key, 'POST', '/v3/docsearch/search', { query: 'Super Bowl' });
       assert.equal(search.status, 200);

@@ -42,10 +42,10 @@ export async function runCase(app: BenchApp, c: EvalCase, form: 'plain' | 'verbo
     const a = await ask(app, q.project, text, { ...(q.extra ?? {}), ...body }, q.path);
     const hit = foundInContext(q, a.context, a.admitted);
     ok.push(hit ? 1 : 0);
-    if (!hit && q.doc) misses[missCause(q, a.admitted, a.ranking, typeof body.min_relevance === 'number' ? body.min_relevance : 0.3)]++;
+    if (!hit && q.docs) misses[missCause(q, a.admitted, a.ranking, typeof body.min_relevance === 'number' ? body.min_relevance : 0.3)]++;
     if (perQuestion) {
       const r = a.ranking.findIndex((h) => q.relevant(h));
-      console.error(`${c.name} ${form} ${String(i).padStart(2)} ${hit ? 'OK ' : '-- '}${!hit && q.doc ? missCause(q, a.admitted, a.ranking, 0.3).padEnd(16) : ''.padEnd(16)} rank=${r} s=${r >= 0 ? a.ranking[r].score.toFixed(3) : '-'} top=${a.ranking[0]?.score.toFixed(3)} adm=${a.admitted.length} docs=${new Set(a.admitted.map((h) => h.doc_id)).size} tok=${a.tokens} | ${q.text.slice(0, 100)}`);
+      console.error(`${c.name} ${form} ${String(i).padStart(2)} ${hit ? 'OK ' : '-- '}${!hit && q.docs ? missCause(q, a.admitted, a.ranking, 0.3).padEnd(16) : ''.padEnd(16)} rank=${r} s=${r >= 0 ? a.ranking[r].score.toFixed(3) : '-'} top=${a.ranking[0]?.score.toFixed(3)} adm=${a.admitted.length} docs=${new Set(a.admitted.map((h) => h.doc_id)).size} tok=${a.tokens} | ${q.text.slice(0, 100)}`);
     }
     tokens.push(a.tokens);
     ms.push(a.ms);
@@ -65,7 +65,7 @@ export async function runCase(app: BenchApp, c: EvalCase, form: 'plain' | 'verbo
   return {
     case: c.name, form, n: c.questions.length, in_context: round(mean(ok)), tokens: Math.round(mean(tokens)),
     p50_ms: round(percentile(ms, 50), 1), ndcg10: round(mean(ndcg)), recall10: round(mean(recall)), empty: round(empty / Math.max(1, c.questions.length)),
-    ...(c.questions.some((q) => q.doc) ? { misses } : {}),
+    ...(c.questions.some((q) => q.docs) ? { misses } : {}),
   };
 }
 

@@ -182,7 +182,8 @@ export async function scifactCases(app: BenchApp, othersList: number[], limit: n
     for (const q of picked) {
       const rel = qrels.get(q._id)!;
       const project = shared ?? (await projectWith(app, `scifact-${others}-${q._id}`, [...[...rel.keys()].map((id) => byId.get(id)!).filter(Boolean), ...sample(others, new Set(rel.keys()))]));
-      questions.push({ id: q._id, text: q.text, project, qrels: rel, relevant: (h) => rel.has(h.doc_id) });
+      // The same rule as judgeOf({docIds}) (the evaluation API's case: bench/answers-api.ts).
+      questions.push({ id: q._id, text: q.text, project, qrels: rel, relevant: (h) => rel.has(h.doc_id), expectation: { docIds: [...rel.keys()] } });
     }
     cases.push({ name: `scifact n=rel+${others}`, docs: others + 1, questions });
   }

@@ -154,7 +154,7 @@ export function mount(section) {
   replace(section,
     h('h1', {}, 'Evaluations'),
     h('form', { class: 'card eval-form', id: 'eval-form', onsubmit: start },
-      h('p', { class: 'hint' }, 'One case per line: {"query": "…", "doc_id": "…", "pages": [3]} or {"query": "…", "answers": ["…"]}. Each case is run through the default search and every variant; searches are not billed.'),
+      h('p', { class: 'hint' }, 'One case per line: {"query": "…", "doc_id": "…", "pages": [3]}, {"query": "…", "doc_ids": ["…", "…"]} or {"query": "…", "answers": ["…"]}. Each case is run through the default search and every variant; searches are not billed.'),
       h('div', { class: 'row' }, h('label', { class: 'field' }, 'cases (JSONL)', els.file), h('label', { class: 'field grow' }, 'name', els.name)),
       h('label', { class: 'field' }, 'variants: one JSON object of search fields per line ({} is the default request; up to 4)', els.variants),
       h('div', { class: 'row' }, h('button', { type: 'submit', id: 'eval-start' }, 'Start evaluation'))),

@@ -32,7 +32,12 @@ export function variantName(v: EvaluationVariant, i: number): string {
 
 /** The judge of a case (judge.ts). */
 export function caseJudge(c: EvaluationCase): Judge {
-  return judgeOf({ docId: c.doc_id, pages: c.pages, chunkIndices: c.chunk_indices, answers: c.answers });
+  return judgeOf({ docId: c.doc_id, docIds: c.doc_ids, pages: c.pages, chunkIndices: c.chunk_indices, answers: c.answers });
+}
+
+/** The one document a case names (its doc_id, or a doc_ids of one), which searchInDoc can search; else undefined. */
+export function caseDocument(c: EvaluationCase): string | undefined {
+  return c.doc_id ?? (c.doc_ids?.length === 1 ? c.doc_ids[0] : undefined);
 }
 
 /** What one case under one variant gave: its result, the ranking pairs for calibration, its sweep. */
@@ -51,12 +56,14 @@ interface Asked {
  */
 export async function askCase(search: SearchFn, ctx: SearchContext, c: EvaluationCase, index: number, v: EvaluationVariant, visible: Set<string>, sweep: number[]): Promise<Asked> {
   const base = { index, ...(c.id !== undefined ? { id: c.id } : {}), found: false, rank: null, score: null, tokens: 0, latency_ms: 0 };
-  if (c.doc_id !== undefined && !visible.has(c.doc_id)) {
-    return { result: { ...base, miss_cause: 'unknown_document', error: { code: 'document_not_found', message: `No document "${c.doc_id}" in this project.` } }, pairs: [], sweep: sweep.map(() => false) };
+  const unknown = [...(c.doc_id !== undefined ? [c.doc_id] : []), ...(c.doc_ids ?? [])].find((d) => !visible.has(d));
+  if (unknown !== undefined) {
+    return { result: { ...base, miss_cause: 'unknown_document', error: { code: 'document_not_found', message: `No document "${unknown}" in this project.` } }, pairs: [], sweep: sweep.map(() => false) };
   }
   const judge = caseJudge(c);
-  const inDoc = v.search_in_doc === true && c.doc_id !== undefined;
-  const req: SearchRequest = { query: c.query, ...variantFields(v), ...(inDoc ? { doc_filter: c.doc_id } : {}) };
+  const own = caseDocument(c);
+  const inDoc = v.search_in_doc === true && own !== undefined;
+  const req: SearchRequest = { query: c.query, ...variantFields(v), ...(inDoc ? { doc_filter: own } : {}) };
   const minRelevance = req.min_relevance ?? DEFAULT_MIN_RELEVANCE;
   try {
     const t0 = performance.now();

@@ -31,13 +31,17 @@ export class EvaluationService {
    * Store an evaluation and enqueue its run.
    * @param req validated request (at most 1,000 cases and 4 variants: the schema checks)
    * @returns the pending evaluation (its id is the job's id)
-   * @throws AppError validation_failed (400) naming the case whose expectation is missing or inconsistent;
+   * @throws AppError validation_failed (400) naming the case whose expectation is missing or inconsistent
+   *         (no doc_id, doc_ids or answers; doc_id with doc_ids; pages or chunk_indices without doc_id);
    *         evaluation_running (409) when the project already has one pending or running
    */
   async create(project: { projectId: string; namespace: string }, req: EvaluationRequest): Promise<EvaluationView> {
     for (const [i, c] of req.cases.entries()) {
-      if (c.doc_id === undefined && c.answers === undefined) {
-        throw new AppError('validation_failed', `body.cases.${i}: give doc_id, answers or both (what counts as found).`, { field: `body.cases.${i}`, index: i });
+      if (c.doc_id === undefined && c.doc_ids === undefined && c.answers === undefined) {
+        throw new AppError('validation_failed', `body.cases.${i}: give doc_id (or doc_ids), answers or both (what counts as found).`, { field: `body.cases.${i}`, index: i });
+      }
+      if (c.doc_ids !== undefined && c.doc_id !== undefined) {
+        throw new AppError('validation_failed', `body.cases.${i}.doc_ids: give doc_id or doc_ids, not both.`, { field: `body.cases.${i}.doc_ids`, index: i });
       }
       for (const f of ['pages', 'chunk_indices'] as const) {
         if (c[f] !== undefined && c.doc_id === undefined) {

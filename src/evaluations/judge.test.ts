@@ -19,6 +19,15 @@ test('evidence: doc_id, narrowed by pages, chunk indices and answers', () => {
   assert.ok(!judgeOf({ docId: 'a', answers: ['2027'] }).relevant(hit('b', 0.5, { content: '2027' })));
 });
 
+test('evidence: doc_ids, any of several documents (as BEIR qrels list them)', () => {
+  const j = judgeOf({ docIds: ['a', 'c'] });
+  assert.ok(j.relevant(hit('a', 0.5)) && j.relevant(hit('c', 0.5)));
+  assert.ok(!j.relevant(hit('b', 0.5)));
+  assert.equal(missCause(j, [hit('b', 0.9)], [hit('c', 0.4)], 0.3), 'wrong_document', 'no admitted hit of any of them');
+  assert.equal(missCause(j, [hit('c', 0.9)], [hit('b', 0.9), hit('c', 0.2)], 0.3), 'below_threshold', 'an admitted hit of one of them is the right document');
+  assert.ok(!judgeOf({ docIds: ['a'], answers: ['x'] }).relevant(hit('a', 0.5, { content: 'y' })), 'answers narrow doc_ids');
+});
+
 test('found in context: the answer text in the context, else an admitted evidence hit', () => {
   assert.equal(foundInContext(judgeOf({ answers: ['ＡＢＣ'] }), 'xx abc yy', []), true, 'NFKC folds full-width letters');
   assert.equal(foundInContext(judgeOf({ answers: ['abc'] }), 'nothing', [hit('a', 0.9, { content: 'abc' })]), false, 'answers are judged on the context');

@@ -20,16 +20,19 @@ export interface Judge {
   relevant(hit: Omit<JudgedHit, 'score'>): boolean;
   /** Where the answer is known as text: does the context text hold it? (Absent: any admitted hit relevant.) */
   inContext?(context: string): boolean;
-  /** The one document that holds the answer, where there is one (the `wrong_document` miss cause). */
-  doc?: string;
+  /** The documents that hold the answer, where the case names them (the `wrong_document` miss cause). */
+  docs?: ReadonlySet<string>;
 }
 
 /**
  * An expectation as the evaluation API takes it: a document, optionally narrowed to pages or chunk
- * indices, and/or answer strings. At least one of `docId` and `answers` is given.
+ * indices, or several documents any of which holds the answer; and/or answer strings. At least one of
+ * `docId`, `docIds` and `answers` is given.
  */
 export interface Expectation {
   docId?: string;
+  /** Documents any of which holds the answer (several relevant documents, as BEIR qrels list them). */
+  docIds?: string[];
   /** 1-based page numbers; a hit spanning any of them is evidence. */
   pages?: number[];
   /** Chunk indices of `docId`; a hit holding any of them is evidence. */
@@ -48,8 +51,9 @@ export function normaliseText(s: string): string {
 }
 
 /**
- * The judge of an expectation. A hit is relevant when it is of `docId` (if given), spans one of `pages`
- * (if given), holds one of `chunkIndices` (if given) and contains one of `answers` (if given). With
+ * The judge of an expectation. A hit is relevant when it is of `docId` (if given), of one of `docIds` (if
+ * given), spans one of `pages` (if given), holds one of `chunkIndices` (if given) and contains one of
+ * `answers` (if given). With
  * `answers`, found-in-context means the context text contains one of them; otherwise that an admitted
  * hit is relevant.
  */
@@ -57,9 +61,11 @@ export function judgeOf(e: Expectation): Judge {
   const pages = e.pages ? new Set(e.pages) : null;
   const chunks = e.chunkIndices ? new Set(e.chunkIndices) : null;
   const gold = e.answers?.map(normaliseText);
+  const docs = e.docId !== undefined || e.docIds ? new Set([...(e.docId !== undefined ? [e.docId] : []), ...(e.docIds ?? [])]) : undefined;
   return {
-    doc: e.docId,
+    ...(docs ? { docs } : {}),
     relevant: (h) => (e.docId === undefined || h.doc_id === e.docId)
+      && (!e.docIds || docs!.has(h.doc_id))
       && (!pages || h.pages.some((p) => pages.has(p)))
       && (!chunks || (h.chunk_indices ?? []).some((c) => chunks.has(c)))
       && (!gold || gold.some((a) => normaliseText(h.content).includes(a))),
@@ -78,13 +84,13 @@ export function foundInContext(j: Judge, context: string, admitted: JudgedHit[])
 
 /**
  * Why a question whose evidence is not in the context missed, first cause that applies: the context is
- * empty; no admitted hit is of the right document (only where the judge names one); the evidence is not
+ * empty; no admitted hit is of a right document (only where the judge names them); the evidence is not
  * in the full ranking; it is ranked but scored under `minRelevance`; it scored enough but the budget cut it.
  * @param ranking the full ranking (min_relevance 0, no expansion, the largest budget)
  */
 export function missCause(j: Judge, admitted: JudgedHit[], ranking: JudgedHit[], minRelevance: number): MissCause {
   if (admitted.length === 0) return 'empty';
-  if (j.doc !== undefined && !admitted.some((h) => h.doc_id === j.doc)) return 'wrong_document';
+  if (j.docs && !admitted.some((h) => j.docs!.has(h.doc_id))) return 'wrong_document';
   const first = ranking.find((h) => j.relevant(h));
   if (!first) return 'not_ranked';
   return first.score < minRelevance ? 'below_threshold' : 'cut_by_budget';

@@ -4,13 +4,15 @@
 import type { SearchRequest } from '../search/types.ts';
 import type { MissCause, ReliabilityBin } from './judge.ts';
 
-/** One question with what counts as found (at least one of doc_id and answers). */
+/** One question with what counts as found (at least one of doc_id, doc_ids and answers). */
 export interface EvaluationCase {
   /** Caller's id, echoed in the report. */
   id?: string;
   query: string;
   /** The document that holds the answer. */
   doc_id?: string;
+  /** Documents any of which holds the answer (not with doc_id, pages or chunk_indices). */
+  doc_ids?: string[];
   /** 1-based pages of doc_id that hold the evidence. */
   pages?: number[];
   /** Chunk indices of doc_id that hold the evidence. */

@@ -17,10 +17,11 @@ export const EvaluationCaseSchema = Type.Object({
   id: Type.Optional(Type.String({ maxLength: 256, description: 'Your id for the case, echoed in the report' })),
   query: Type.String({ minLength: 1, maxLength: 10000, description: 'The question, as users ask it' }),
   doc_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'The document that holds the answer' })),
+  doc_ids: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { minItems: 1, maxItems: 100, uniqueItems: true, description: 'Documents any of which holds the answer (several relevant documents); not with doc_id, pages or chunk_indices' })),
   pages: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 1_000_000 }), { minItems: 1, maxItems: 1000, description: '1-based pages of doc_id holding the evidence' })),
   chunk_indices: Type.Optional(Type.Array(Int1, { minItems: 1, maxItems: 1000, description: 'Chunk indices of doc_id holding the evidence' })),
   answers: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { minItems: 1, maxItems: 32, description: 'Answer strings; found when the context contains one (case and spacing ignored)' })),
-}, { additionalProperties: false, description: 'A question and what counts as found: doc_id (optionally with pages or chunk_indices), answers, or both' });
+}, { additionalProperties: false, description: 'A question and what counts as found: doc_id (optionally with pages or chunk_indices) or doc_ids, answers, or both' });
 
 const { min_relevance, min_top_relevance, target_tokens, max_tokens, expand_tightness, retrieval_tier, doc_ids, exclude_doc_ids, attribute_filters, unencrypted_strings_match } = commonFields;
 

@@ -1,6 +1,6 @@
 // `docsearch eval cases.jsonl [--variant '{…}']... [--name N] [--json]`: evaluates the project's search
 // on labelled questions through POST /v3/docsearch/evaluations (docs/evaluations.md). One case per line
-// ({"query", "doc_id"?, "pages"?, "chunk_indices"?, "answers"?, "id"?}); each --variant is a JSON object
+// ({"query", "doc_id"? or "doc_ids"?, "pages"?, "chunk_indices"?, "answers"?, "id"?}); each --variant is a JSON object
 // of search fields. Progress goes to stderr; the result is a table of the variants, or the whole
 // evaluation as JSON with --json. Exit 1 when the evaluation fails.
 import fs from 'node:fs';

@@ -14,6 +14,7 @@ const caseSchema = z.strictObject({
   id: z.string().optional().describe('Your id for the case'),
   query: z.string().min(1).describe('The question as users ask it'),
   doc_id: z.string().optional().describe('The document holding the answer'),
+  doc_ids: z.array(z.string()).min(1).optional().describe('Documents any of which holds the answer (not with doc_id)'),
   pages: z.array(z.number().int().min(1)).optional().describe('1-based evidence pages of doc_id'),
   chunk_indices: z.array(z.number().int().min(0)).optional().describe('Evidence chunk indices of doc_id'),
   answers: z.array(z.string().min(1)).optional().describe('Answer strings; found when the context contains one'),
@@ -24,7 +25,7 @@ const variantSchema = z.strictObject({
   min_relevance: unit.optional(), min_top_relevance: unit.optional(), target_tokens: tokens.optional(), max_tokens: tokens.optional(),
   expand_tightness: unit.optional(), retrieval_tier: z.enum(['standard', 'advanced']).optional(),
   doc_ids: z.array(z.string()).optional(), exclude_doc_ids: z.array(z.string()).optional(),
-  search_in_doc: z.boolean().optional().describe('Ask each case naming a doc_id with search_in_doc on it'),
+  search_in_doc: z.boolean().optional().describe('Ask each case naming one document with search_in_doc on it'),
 });
 
 /** Register evaluate_search on `server`, answering through `client`. */

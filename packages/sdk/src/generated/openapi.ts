@@ -1386,6 +1386,8 @@ export interface operations {
                         chunk_indices?: number[];
                         /** @description The document that holds the answer */
                         doc_id?: string;
+                        /** @description Documents any of which holds the answer (several relevant documents); not with doc_id, pages or chunk_indices */
+                        doc_ids?: string[];
                         /** @description Your id for the case, echoed in the report */
                         id?: string;
                         /** @description 1-based pages of doc_id holding the evidence */
