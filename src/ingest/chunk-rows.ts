@@ -53,10 +53,19 @@ export function embeddingText(c: Pick<ChunkDraft, 'heading_path' | 'content'>): 
  */
 export function lexicalTokens(c: Pick<ChunkDraft, 'heading_path' | 'content'>, label: string, lang: string | null): string {
   // A label that is already the outermost heading (Markdown "# Title" documents) is not counted twice.
-  const own = label && c.heading_path[0]?.trim().toLowerCase() !== label.trim().toLowerCase() ? analyze(label, lang) : [];
+  const own = label && c.heading_path[0]?.trim().toLowerCase() !== label.trim().toLowerCase() ? labelTerms(label, lang) : [];
   const repeated: string[] = [];
   for (let i = 0; i < LABEL_WEIGHT; i++) repeated.push(...own);
   return [...repeated, ...analyze(embeddingText(c), lang)].join(' ');
+}
+
+/** The last label analysed: every chunk of a document has the same one (analyze() is pure). Read-only. */
+let lastLabel: { label: string; lang: string | null; terms: readonly string[] } | undefined;
+
+/** analyze(label, lang), computed once per run of chunks with the same label and language. */
+function labelTerms(label: string, lang: string | null): readonly string[] {
+  if (lastLabel?.label !== label || lastLabel.lang !== lang) lastLabel = { label, lang, terms: analyze(label, lang) };
+  return lastLabel.terms;
 }
 
 export interface ChunkRowsInput {

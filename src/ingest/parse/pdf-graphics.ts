@@ -62,26 +62,31 @@ function apply(m: Matrix, x: number, y: number): [number, number] {
   return [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]];
 }
 
-/** Straight pieces of a path (after the CTM) and whether each subpath is a closed 4-point rectangle. */
+/** A closed subpath of 4–5 points whose every edge is axis-aligned: its rectangle goes to `rects`. */
+function addRect(sub: Array<[number, number]>, rects: Segment[]): void {
+  if (sub.length >= 4 && sub.length <= 5) {
+    const xs = sub.map((p) => p[0]);
+    const ys = sub.map((p) => p[1]);
+    const axisAligned = sub.every((p, i) => i === 0 || Math.abs(p[0] - sub[i - 1][0]) < 0.5 || Math.abs(p[1] - sub[i - 1][1]) < 0.5);
+    if (axisAligned) rects.push({ x0: Math.min(...xs), y0: Math.min(...ys), x1: Math.max(...xs), y1: Math.max(...ys) });
+  }
+}
+
+/**
+ * Straight pieces of a path (after the CTM) and whether each subpath is a closed 4-point rectangle.
+ * (No closures are made per call: it runs once per path, tens of thousands of times in a filing.)
+ */
 function pathPieces(data: ArrayLike<number>, ctm: Matrix): { lines: Array<[number, number, number, number]>; rects: Segment[] } {
   const lines: Array<[number, number, number, number]> = [];
   const rects: Segment[] = [];
   let start: [number, number] | null = null;
   let cur: [number, number] | null = null;
   let sub: Array<[number, number]> = [];
-  const closeSub = () => {
-    if (sub.length >= 4 && sub.length <= 5) {
-      const xs = sub.map((p) => p[0]);
-      const ys = sub.map((p) => p[1]);
-      const axisAligned = sub.every((p, i) => i === 0 || Math.abs(p[0] - sub[i - 1][0]) < 0.5 || Math.abs(p[1] - sub[i - 1][1]) < 0.5);
-      if (axisAligned) rects.push({ x0: Math.min(...xs), y0: Math.min(...ys), x1: Math.max(...xs), y1: Math.max(...ys) });
-    }
-    sub = [];
-  };
   for (let i = 0; i < data.length;) {
     const op = data[i++];
     if (op === DRAW.moveTo) {
-      closeSub();
+      addRect(sub, rects);
+      sub = [];
       cur = start = apply(ctm, data[i], data[i + 1]);
       sub.push(cur);
       i += 2;
@@ -102,10 +107,11 @@ function pathPieces(data: ArrayLike<number>, ctm: Matrix): { lines: Array<[numbe
     } else if (op === DRAW.closePath) {
       if (cur && start) lines.push([cur[0], cur[1], start[0], start[1]]);
       cur = start;
-      closeSub();
+      addRect(sub, rects);
+      sub = [];
     } else break; // unknown code: stop rather than misread coordinates
   }
-  closeSub();
+  addRect(sub, rects);
   return { lines, rects };
 }
 
