@@ -15,9 +15,11 @@ export interface ObjectCacheStats {
   restarts: number;
 }
 
-/** Delay before starting a dead thread again, doubled after each failed attempt up to RESTART_MAX_MS. */
+/** Delay before starting a dead thread again, doubled after each failed attempt, and after each thread
+ *  that ends within RESTART_STABLE_MS of its start (a crash loop), up to RESTART_MAX_MS. */
 const RESTART_FIRST_MS = 100;
 const RESTART_MAX_MS = 10_000;
+const RESTART_STABLE_MS = 30_000;
 
 type Ready = { origin: string; token: string };
 type Counts = Omit<ObjectCacheStats, 'restarts'>;
@@ -48,6 +50,9 @@ export class ObjectCache {
   private lastOwn: Counts = { ...ZERO };
   private restarts = 0;
   private live: Worker | null;
+  /** When the live thread started, and the delay its restart waited (for the crash-loop backoff). */
+  private startedAt = Date.now();
+  private lastDelayMs = 0;
 
   private constructor(worker: Worker, private readonly opts: ObjectCacheOptions & { port: number; token: string }, private readonly origin: string) {
     this.live = worker;
@@ -75,8 +80,10 @@ export class ObjectCache {
       this.base = { memoryHits: this.base.memoryHits + this.lastOwn.memoryHits, diskHits: this.base.diskHits + this.lastOwn.diskHits, misses: this.base.misses + this.lastOwn.misses };
       this.lastOwn = { ...ZERO };
       if (this.closing) return;
-      process.emitWarning(`index cache thread exited with ${code}; starting it again`, 'IndexCacheWarning');
-      void this.restart(RESTART_FIRST_MS);
+      const looping = Date.now() - this.startedAt < RESTART_STABLE_MS && this.lastDelayMs > 0;
+      const delay = looping ? Math.min(RESTART_MAX_MS, this.lastDelayMs * 2) : RESTART_FIRST_MS;
+      process.emitWarning(`index cache thread exited with ${code}; starting it again in ${delay} ms`, 'IndexCacheWarning');
+      void this.restart(delay);
     });
   }
 
@@ -87,6 +94,8 @@ export class ObjectCache {
       const { worker } = await spawn(this.opts);
       if (this.closing) { await worker.terminate(); return; }
       this.restarts++;
+      this.startedAt = Date.now();
+      this.lastDelayMs = delayMs;
       this.live = worker;
       this.watch(worker);
     } catch (err) {
