@@ -16,7 +16,8 @@ import { promisify } from 'node:util';
 import * as lancedb from '@lancedb/lancedb';
 import pg from 'pg';
 import { startTestServer, createProject, repoRoot } from './helpers/index.ts';
-import { api, dataPath, ingestFile, waitForJob } from './helpers/api.ts';
+import { dataPath, ingestFile, waitForJob } from './helpers/api.ts';
+import { assertConverges, assertSnapshotServed } from './helpers/restore-checks.ts';
 import { createTestDatabase } from './helpers/postgres.ts';
 import { seedModelCache } from './helpers/server.ts';
 import { startS3Server } from './helpers/s3-server.ts';
@@ -27,11 +28,6 @@ import { createApp, type AppHandle } from '../src/app.ts';
 import { lanceS3StorageOptions, parseStorageConfig } from '../src/internal/storage-config.ts';
 
 const run = promisify(execFile);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-interface Hit { doc_id: string; score: number }
-
-const QUERIES = ['Iwan Roberts Norwich City forward', 'a list featuring nesting abc123', 'IBM research organization Armonk', 'code block example', 'table with columns'];
 
 test('PostgreSQL + S3: backup during ingest, restore into a new database and bucket: same documents, same results', { timeout: 300_000 }, async () => {
   const T0 = Date.now();
@@ -101,30 +97,13 @@ test('PostgreSQL + S3: backup during ingest, restore into a new database and buc
     await restored.http.listen({ host: '127.0.0.1', port: 0 });
     restored.startRecovery();
     const base = `http://127.0.0.1:${(restored.http.server.address() as AddressInfo).port}`;
-    const list = async (url: string) => ((await api(url, p.apiKey, 'GET', '/v3/docsearch/docs')).body as { documents: { doc_id: string }[] }).documents.map((d) => d.doc_id).sort();
-    const search = async (url: string, query: string) => {
-      const r = await api(url, p.apiKey, 'POST', '/v3/docsearch/search', { query, format: 'json', min_relevance: 0 });
-      assert.equal(r.status, 200, JSON.stringify(r.body));
-      return (r.body as { results: Hit[] }).results.map((h) => [h.doc_id, h.score.toFixed(6)].join(' '));
-    };
-
     // Before the restored server runs any job: exactly the snapshot's documents, each searchable in itself.
-    assert.deepEqual(await list(base), snapDocs);
-    for (const docId of snapDocs) {
-      const r = await api(base, p.apiKey, 'POST', '/v3/docsearch/searchInDoc', { query: 'the', doc_filter: docId, format: 'json', min_relevance: 0 });
-      assert.equal(r.status, 200, JSON.stringify(r.body));
-      assert.ok((r.body as { results: Hit[] }).results.length > 0, `${docId} has its rows`);
-    }
-    for (const q of QUERIES) for (const hit of await search(base, q)) assert.ok(snapDocs.includes(hit.split(' ')[0]), `${q}: only committed documents are found`);
+    await assertSnapshotServed(base, p.apiKey, snapDocs);
 
     phase('snapshot checked on the restored server');
     // Jobs caught in flight run again; then both servers hold the same documents and answer alike.
     restored.startWorkers();
-    const want = await list(server.baseUrl);
-    const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline && JSON.stringify(await list(base)) !== JSON.stringify(want)) await sleep(200);
-    assert.deepEqual(await list(base), want);
-    for (const q of QUERIES) assert.deepEqual(await search(base, q), await search(server.baseUrl, q), q);
+    await assertConverges(base, server.baseUrl, p.apiKey, 60_000);
 
     phase('in-flight jobs rerun, results compared');
     const r = backup.report;

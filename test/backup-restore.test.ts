@@ -14,7 +14,8 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { openSqlite } from '../src/storage/sqlite-binding.ts';
 import { startTestServer, createProject, repoRoot } from './helpers/index.ts';
-import { api, dataPath, ingestFile, waitForJob } from './helpers/api.ts';
+import { dataPath, ingestFile, waitForJob } from './helpers/api.ts';
+import { assertConverges, assertSnapshotServed } from './helpers/restore-checks.ts';
 import { backupDataDir } from '../src/admin/backup.ts';
 import { runAdmin } from '../src/admin/cli.ts';
 import { restoreDataDir } from '../src/admin/restore.ts';
@@ -22,7 +23,6 @@ import { createApp, type AppHandle } from '../src/app.ts';
 import { parseStorageConfig } from '../src/internal/storage-config.ts';
 
 const run = promisify(execFile);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** `npm run <command> -- args` as a child process (scripts/admin.ts); resolves to its parsed JSON report and wall time. */
 async function admin(command: 'restore', args: string[]): Promise<{ report: any; ms: number }> {
@@ -30,10 +30,6 @@ async function admin(command: 'restore', args: string[]): Promise<{ report: any;
   const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'scripts/admin.ts'), command, ...args], { cwd: repoRoot, env: { ...process.env, DOCSEARCH_DATA_DIR: '' } });
   return { report: JSON.parse(stdout), ms: Date.now() - t0 };
 }
-
-interface Hit { doc_id: string; score: number; text?: string }
-
-const QUERIES = ['Iwan Roberts Norwich City forward', 'a list featuring nesting abc123', 'IBM research organization Armonk', 'code block example', 'table with columns'];
 
 test('backup during ingest, restore into a new data directory: same documents, same results', { timeout: 240_000 }, async () => {
   const server = await startTestServer({ backend: 'sqlite' });
@@ -77,29 +73,12 @@ test('backup during ingest, restore into a new data directory: same documents, s
     await restored.http.listen({ host: '127.0.0.1', port: 0 });
     restored.startRecovery();
     const base = `http://127.0.0.1:${(restored.http.server.address() as AddressInfo).port}`;
-    const list = async (url: string) => ((await api(url, p.apiKey, 'GET', '/v3/docsearch/docs')).body as { documents: { doc_id: string }[] }).documents.map((d) => d.doc_id).sort();
-    const search = async (url: string, query: string) => {
-      const r = await api(url, p.apiKey, 'POST', '/v3/docsearch/search', { query, format: 'json', min_relevance: 0 });
-      assert.equal(r.status, 200, JSON.stringify(r.body));
-      return (r.body as { results: Hit[] }).results.map((h) => [h.doc_id, h.score.toFixed(6)].join(' '));
-    };
-
     // Before the restored server runs any job: exactly the snapshot's documents, each searchable in itself.
-    assert.deepEqual(await list(base), snapDocs);
-    for (const docId of snapDocs) {
-      const r = await api(base, p.apiKey, 'POST', '/v3/docsearch/searchInDoc', { query: 'the', doc_filter: docId, format: 'json', min_relevance: 0 });
-      assert.equal(r.status, 200, JSON.stringify(r.body));
-      assert.ok((r.body as { results: Hit[] }).results.length > 0, `${docId} has its rows`);
-    }
-    for (const q of QUERIES) for (const hit of await search(base, q)) assert.ok(snapDocs.includes(hit.split(' ')[0]), `${q}: only committed documents are found`);
+    await assertSnapshotServed(base, p.apiKey, snapDocs);
 
     // Jobs caught in flight run again; then both servers hold the same documents and answer alike.
     restored.startWorkers();
-    const want = await list(server.baseUrl);
-    const deadline = Date.now() + 120_000;
-    while (Date.now() < deadline && JSON.stringify(await list(base)) !== JSON.stringify(want)) await sleep(200);
-    assert.deepEqual(await list(base), want);
-    for (const q of QUERIES) assert.deepEqual(await search(base, q), await search(server.baseUrl, q), q);
+    await assertConverges(base, server.baseUrl, p.apiKey, 120_000);
 
     console.log(`backup ${backup.ms} ms (tool ${backup.report.elapsed_ms.total} ms, ${backup.report.documents} documents, ${Object.keys(backup.report.tables).length} tables, ${backup.report.attempts} snapshot tries), restore ${restore.ms} ms (tool ${restore.report.elapsed_ms} ms, ${restore.report.jobs_requeued} jobs requeued)`);
   } finally {
