@@ -87,27 +87,31 @@ export class Metrics {
    * series out of that scrape rather than holding it.
    */
   watchIndexCache(read: () => Promise<IndexCacheStats | null>): void {
+    // Both counters are collected in the same scrape (concurrently): they share one request to the thread.
+    let inFlight: Promise<IndexCacheStats | null> | null = null;
+    const stats = () => (inFlight ??= Promise.race([
+      read().catch(() => null),
+      new Promise<null>((resolve) => setTimeout(resolve, CACHE_STATS_TIMEOUT_MS, null).unref()),
+    ]).finally(() => { inFlight = null; }));
     new Counter({
       name: 'docsearch_index_cache_reads_total', help: 'Block reads of the index read cache in front of object storage, by result: memory_hit, disk_hit, miss (read from the store).',
       labelNames: ['result'], registers: [this.registry],
       async collect() {
-        const timeout = new Promise<null>((resolve) => setTimeout(resolve, CACHE_STATS_TIMEOUT_MS, null).unref());
-        const stats = await Promise.race([read().catch(() => null), timeout]);
+        const s = await stats();
         this.reset();
-        if (!stats) return;
-        this.inc({ result: 'memory_hit' }, stats.memoryHits);
-        this.inc({ result: 'disk_hit' }, stats.diskHits);
-        this.inc({ result: 'miss' }, stats.misses);
+        if (!s) return;
+        this.inc({ result: 'memory_hit' }, s.memoryHits);
+        this.inc({ result: 'disk_hit' }, s.diskHits);
+        this.inc({ result: 'miss' }, s.misses);
       },
     });
     new Counter({
       name: 'docsearch_index_cache_thread_restarts_total', help: 'Times the index read cache thread ended and was started again on its endpoint.',
       registers: [this.registry],
       async collect() {
-        const timeout = new Promise<null>((resolve) => setTimeout(resolve, CACHE_STATS_TIMEOUT_MS, null).unref());
-        const stats = await Promise.race([read().catch(() => null), timeout]);
+        const s = await stats();
         this.reset();
-        if (stats) this.inc(stats.restarts ?? 0);
+        if (s) this.inc(s.restarts ?? 0);
       },
     });
   }
