@@ -16,8 +16,8 @@ import { promisify } from 'node:util';
 import * as lancedb from '@lancedb/lancedb';
 import pg from 'pg';
 import { startTestServer, createProject, repoRoot } from './helpers/index.ts';
-import { dataPath, ingestFile, waitForJob } from './helpers/api.ts';
-import { assertConverges, assertSnapshotServed } from './helpers/restore-checks.ts';
+import { waitForJob } from './helpers/api.ts';
+import { DOCS_BEFORE, DOCS_DURING, assertConverges, assertSnapshotServed, enqueueDocs, ingestDocs } from './helpers/restore-checks.ts';
 import { createTestDatabase } from './helpers/postgres.ts';
 import { seedModelCache } from './helpers/server.ts';
 import { startS3Server } from './helpers/s3-server.ts';
@@ -47,14 +47,9 @@ test('PostgreSQL + S3: backup during ingest, restore into a new database and buc
     phase('started');
     const liveUrl = server.services.config.databaseUrl!;
     const p = await createProject(server);
-    const enqueue = async (files: string[]) => Promise.all(files.map(async (f) => {
-      const r = await ingestFile(server.baseUrl, p.apiKey, dataPath('docs', f));
-      assert.equal(r.status, 201, JSON.stringify(r.body));
-      return (r.body as { job_id: string }).job_id;
-    }));
-    for (const id of await enqueue(['md/wiki.md', 'md/nested.md', 'txt/norwich-city.txt'])) assert.equal((await waitForJob(server.baseUrl, p.apiKey, id)).status, 'done');
+    await ingestDocs(server.baseUrl, p.apiKey, DOCS_BEFORE);
     phase('ingested');
-    const late = await enqueue(['md/codeblock.md', 'md/simple-table.md', 'txt/eng_afr_spa.txt']);
+    const late = await enqueueDocs(server.baseUrl, p.apiKey, DOCS_DURING);
     const backupDir = path.join(tmp, 'backup');
     const tb = Date.now();
     assert.equal(await runAdmin('backup', ['--to', backupDir], { ...process.env, ...liveEnv, DOCSEARCH_DATABASE_URL: liveUrl }), 0);

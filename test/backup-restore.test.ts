@@ -14,8 +14,8 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { openSqlite } from '../src/storage/sqlite-binding.ts';
 import { startTestServer, createProject, repoRoot } from './helpers/index.ts';
-import { dataPath, ingestFile, waitForJob } from './helpers/api.ts';
-import { assertConverges, assertSnapshotServed } from './helpers/restore-checks.ts';
+import { waitForJob } from './helpers/api.ts';
+import { DOCS_BEFORE, DOCS_DURING, assertConverges, assertSnapshotServed, enqueueDocs, ingestDocs } from './helpers/restore-checks.ts';
 import { backupDataDir } from '../src/admin/backup.ts';
 import { runAdmin } from '../src/admin/cli.ts';
 import { restoreDataDir } from '../src/admin/restore.ts';
@@ -37,14 +37,9 @@ test('backup during ingest, restore into a new data directory: same documents, s
   let restored: AppHandle | undefined;
   try {
     const p = await createProject(server);
-    const enqueue = async (files: string[]) => Promise.all(files.map(async (f) => {
-      const r = await ingestFile(server.baseUrl, p.apiKey, dataPath('docs', f));
-      assert.equal(r.status, 201, JSON.stringify(r.body));
-      return (r.body as { job_id: string }).job_id;
-    }));
-    for (const id of await enqueue(['md/wiki.md', 'md/nested.md', 'txt/norwich-city.txt'])) assert.equal((await waitForJob(server.baseUrl, p.apiKey, id)).status, 'done');
+    await ingestDocs(server.baseUrl, p.apiKey, DOCS_BEFORE);
     // Another ingest runs while the backup is taken.
-    const late = await enqueue(['md/codeblock.md', 'md/simple-table.md', 'txt/eng_afr_spa.txt']);
+    const late = await enqueueDocs(server.baseUrl, p.apiKey, DOCS_DURING);
     const backupDir = path.join(tmp, 'backup');
     // In this process (no tool start-up), so that it overlaps the ingest just queued; restore below runs
     // as its own process, as `npm run restore` does.

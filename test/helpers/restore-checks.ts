@@ -1,9 +1,29 @@
-// What a restored deployment must show, shared by the backup tests of both control planes
-// (test/backup-restore.test.ts, test/backup-restore-postgres.test.ts): before it runs any job, exactly the
-// snapshot's documents, each searchable in itself, and no other document found; once the jobs caught in
-// flight have run again, the same documents and the same search results as the original server.
+// The backup tests' documents and what a restored deployment must show, shared by both control planes
+// (test/backup-restore.test.ts, test/backup-restore-postgres.test.ts). Documents: three ingested and done
+// before the backup, three more enqueued while it is taken. A restored server shows, before it runs any
+// job, exactly the snapshot's documents, each searchable in itself, and no other document found; once
+// the jobs caught in flight have run again, the same documents and search results as the original.
 import assert from 'node:assert/strict';
-import { api } from './api.ts';
+import { api, dataPath, ingestFile, waitForJob } from './api.ts';
+
+/** Ingested and done before the backup. */
+export const DOCS_BEFORE = ['md/wiki.md', 'md/nested.md', 'txt/norwich-city.txt'];
+/** Enqueued while the backup is taken. */
+export const DOCS_DURING = ['md/codeblock.md', 'md/simple-table.md', 'txt/eng_afr_spa.txt'];
+
+/** Upload files of ../shared/data/docs at once. @returns their job ids */
+export async function enqueueDocs(baseUrl: string, key: string, files: string[]): Promise<string[]> {
+  return Promise.all(files.map(async (f) => {
+    const r = await ingestFile(baseUrl, key, dataPath('docs', f));
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    return (r.body as { job_id: string }).job_id;
+  }));
+}
+
+/** Upload files and wait until each job is done. */
+export async function ingestDocs(baseUrl: string, key: string, files: string[]): Promise<void> {
+  for (const id of await enqueueDocs(baseUrl, key, files)) assert.equal((await waitForJob(baseUrl, key, id)).status, 'done');
+}
 
 /** Queries over the backup tests' documents (../shared/data/docs fixtures). */
 export const RESTORE_QUERIES = ['Iwan Roberts Norwich City forward', 'a list featuring nesting abc123', 'IBM research organization Armonk', 'code block example', 'table with columns'];
