@@ -19,6 +19,8 @@ import { MIN_SCOPE_CANDIDATES, rankStandard, type RankOptions } from './stages/s
 import type { TitleTermsCache } from './stages/title-terms.ts';
 import { analyze } from '../analysis/analyzer.ts';
 import { withNamedSections, type OutlineCache } from './section-search.ts';
+import { withIdentityForms } from './stages/identity-forms.ts';
+import { documentLabel } from '../ingest/chunk-rows.ts';
 import type { Region } from './types.ts';
 
 /** What the routed search reads: the data plane, the control plane and the service's caches. */
@@ -125,13 +127,17 @@ async function searchInDocument(deps: RouteDeps, r: RouteRequest, docId: string,
     got = { vector: read.vector, bm25: read.bm25, complete: (read.bm25?.length ?? 0) < read.limit };
   }
   const stats = queryStats(got.vector, got.bm25, got.complete, r.analysed.termCount, r.chunkCount);
-  const titles = deps.titleTerms.of(new Map([[docId, r.docs.get(docId)!]]), r.analysed.stemLang);
-  const { regions, stats: scored } = rankStandard(got.vector, got.bm25, stats, { ...r.rankOptions, titles, scoped: true });
+  const doc = r.docs.get(docId)!;
+  const titles = deps.titleTerms.of(new Map([[docId, doc]]), r.analysed.stemLang);
+  // An initialism of the document's own name is its name in here (stages/identity-forms.ts).
+  const analysed = withIdentityForms(r.analysed, r.query, documentLabel(doc.title, doc.filename));
+  const rankOptions = { ...r.rankOptions, groups: analysed.groups, titles };
+  const { regions, stats: scored } = rankStandard(got.vector, got.bm25, stats, { ...rankOptions, scoped: true });
   for (const x of regions) x.stats = scored;
   // The sections the query names in this document, searched on their own (section-search.ts).
   return withNamedSections(deps.index, deps.outlines, {
-    namespace: r.namespace, docId, filter: r.scope.filter, analysed: r.analysed, labelTerms: new Set((titles.get(docId) ?? '').split(' ')),
-    embed: r.embed, lexical: r.lexical, chunkCount: r.chunkCount, rankOptions: { ...r.rankOptions, titles }, regions,
+    namespace: r.namespace, docId, filter: r.scope.filter, analysed, labelTerms: new Set((titles.get(docId) ?? '').split(' ')),
+    embed: r.embed, lexical: r.lexical, chunkCount: r.chunkCount, rankOptions, regions, minRelevance: r.minRelevance,
   });
 }
 

@@ -71,6 +71,8 @@ export interface SectionRequest {
   rankOptions: RankOptions;
   /** The document's regions as its own ranking scored them. */
   regions: Region[];
+  /** The request's min_relevance: the regions outside the named sections are placed below those that pass it. */
+  minRelevance: number;
 }
 
 /**
@@ -96,5 +98,15 @@ export async function withNamedSections(index: NamespaceIndex, outlines: Outline
     const overlap = before.filter((b) => b.chunksetIndex === x.chunksetIndex && b.from <= x.to && x.from <= b.to);
     x.score = Math.max(x.score, ...overlap.map((b) => b.score));
   }
-  return [...r.regions.filter((x) => !inNamed(x)), ...regions].sort(byScore);
+  // The rest of the document never outranks a passing region of a section the query names: the query said
+  // where to look, and the passages that only share its words (a "fixed-income portfolio" for "the statement
+  // of income") would otherwise fill the budget first. Scaled by the weakest passing named score, as a
+  // routed document's siblings are (route-search.ts), so their order among themselves stays and no tie is made.
+  const outside = r.regions.filter((x) => !inNamed(x));
+  const passing = regions.filter((x) => x.score >= r.minRelevance);
+  if (passing.length > 0) {
+    const floor = Math.min(...passing.map((x) => x.score));
+    for (const x of outside) if (x.score >= floor) x.score *= floor;
+  }
+  return [...outside, ...regions].sort(byScore);
 }

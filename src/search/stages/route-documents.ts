@@ -123,12 +123,32 @@ export function queryInitialisms(query: string): Array<[string, string]> {
  */
 export function labelInitials(label: string): string[] {
   const out = new Set<string>();
-  for (const run of label.split(/[^\p{L}&\s_]+|[\s_]*\b\p{L}*\d\p{L}*\b[\s_]*/u)) {
-    const words = run.split(/[\s_&]+/).filter((w) => /^\p{L}+$/u.test(w));
+  for (const words of labelRuns(label)) {
     const initials = words.map((w) => w[0].toLowerCase()).join('');
     for (let k = 2; k <= Math.min(6, initials.length); k++) out.add(initials.slice(0, k));
   }
   return [...out];
+}
+
+/**
+ * The label words an initialism stands for: the leading words of the first run (labelInitials) whose first
+ * letters are the skeleton ("jj" in "JOHNSON_JOHNSON_2022_10K" → ["JOHNSON", "JOHNSON"]).
+ * @param label    the document label (ingest/chunk-rows.ts documentLabel)
+ * @param skeleton an initialism's capitals in lower case (queryInitialisms)
+ * @returns the words as the label writes them, or null when the label does not allow the skeleton
+ */
+export function initialismWords(label: string, skeleton: string): string[] | null {
+  for (const words of labelRuns(label)) {
+    if (words.length < skeleton.length) continue;
+    const lead = words.slice(0, skeleton.length);
+    if (lead.map((w) => w[0].toLowerCase()).join('') === skeleton) return lead;
+  }
+  return null;
+}
+
+/** A label's maximal runs of alphabetic words (split at digits, letter/digit words and other punctuation). */
+function labelRuns(label: string): string[][] {
+  return label.split(/[^\p{L}&\s_]+|[\s_]*\b\p{L}*\d\p{L}*\b[\s_]*/u).map((run) => run.split(/[\s_&]+/).filter((w) => /^\p{L}+$/u.test(w)));
 }
 
 /**

@@ -1,0 +1,37 @@
+// Stage 1c of a search inside one document (searchInDoc, and each document a namespace search is routed
+// to): a query word that is the document's own name, written as an initialism of its label ("JnJ" for
+// JOHNSON_JOHNSON_2022_10K), takes the label words it stands for as forms. The label is indexed with every
+// chunk (ingest/chunk-rows.ts documentLabel), so inside the document every candidate then holds the word,
+// and it weighs as little as the name written out does. Without this the few passages that happen to
+// write the initialism (a cover page's ticker "JNJ", a list of subsidiaries "JNJ Holding EMEA B.V.") held
+// the rarest word of the question and outranked the statements that answer it.
+import { analyze } from '../../analysis/analyzer.ts';
+import type { AnalysedQuery } from './analyze-query.ts';
+import { initialismWords, queryInitialisms } from './route-documents.ts';
+
+/**
+ * The query analysis for a search inside one document: each word group that holds an initialism the
+ * query writes (route-documents.ts queryInitialisms) and that the document's label allows
+ * (route-documents.ts initialismWords) gets the analysed terms of the label words it stands for.
+ * Nothing else changes: BM25 terms, weights, segments and phrase pairs are those of `analysed`.
+ * Cost: O(query words × label runs).
+ * @param analysed the query's analysis (analyze-query.ts analyseQuery), not modified
+ * @param query    the query text the analysis was made from
+ * @param label    the document's label (ingest/chunk-rows.ts documentLabel of its title and file name)
+ * @returns `analysed` itself when no initialism names the document, else a copy with extended groups
+ */
+export function withIdentityForms(analysed: AnalysedQuery, query: string, label: string): AnalysedQuery {
+  let groups: string[][] | null = null;
+  for (const [skeleton, token] of queryInitialisms(query)) {
+    const words = initialismWords(label, skeleton);
+    if (!words) continue;
+    const own = new Set(analyze(token, null));
+    const forms = [...new Set(analyze(words.join(' '), analysed.stemLang))];
+    (groups ?? analysed.groups).forEach((g, w) => {
+      if (!g.some((t) => own.has(t))) return;
+      groups ??= analysed.groups.map((x) => [...x]);
+      for (const f of forms) if (!groups[w].includes(f)) groups[w].push(f);
+    });
+  }
+  return groups === null ? analysed : { ...analysed, groups };
+}
