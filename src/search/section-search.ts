@@ -100,13 +100,25 @@ export async function withNamedSections(index: NamespaceIndex, outlines: Outline
   }
   // The rest of the document never outranks a passing region of a section the query names: the query said
   // where to look, and the passages that only share its words (a "fixed-income portfolio" for "the statement
-  // of income") would otherwise fill the budget first. Scaled by the weakest passing named score, as a
-  // routed document's siblings are (route-search.ts), so their order among themselves stays and no tie is made.
+  // of income") would otherwise fill the budget first (belowNamed).
   const outside = r.regions.filter((x) => !inNamed(x));
-  const passing = regions.filter((x) => x.score >= r.minRelevance);
-  if (passing.length > 0) {
-    const floor = Math.min(...passing.map((x) => x.score));
-    for (const x of outside) if (x.score >= floor) x.score *= floor;
-  }
+  belowNamed(outside, regions, r.minRelevance);
   return [...outside, ...regions].sort(byScore);
+}
+
+/**
+ * Place the regions outside the named sections below the weakest passing region of the named sections:
+ * scores s in [floor, 1] map linearly onto [minRelevance, floor) — order among themselves kept, a passing
+ * region still passing. Scores under the floor are left as they are. Nothing changes when no named region
+ * passes.
+ * @param outside      regions outside the named sections (scores changed in place)
+ * @param named        the named sections' regions
+ * @param minRelevance the request's min_relevance
+ */
+export function belowNamed(outside: Region[], named: readonly Region[], minRelevance: number): void {
+  const passing = named.filter((x) => x.score >= minRelevance);
+  if (passing.length === 0) return;
+  const floor = Math.min(...passing.map((x) => x.score));
+  if (floor >= 1) return;
+  for (const x of outside) if (x.score >= floor) x.score = minRelevance + ((floor - minRelevance) * (x.score - minRelevance)) / (1 - minRelevance);
 }
