@@ -79,6 +79,14 @@ const WORD_SHARPNESS = 2;
 export const SENTENCE_DROP = 0.75;
 
 /**
+ * Least candidates with stored terms for a pool whose every matched word all of them hold to count as
+ * degenerate (withCoverage: coverage 0 for all). Fewer candidates (a one-chunk document in searchInDoc) may
+ * all hold the query's words because each answers it; the bound is the one a named scope needs
+ * (standard-rank.ts MIN_SCOPE_CANDIDATES).
+ */
+export const DEGENERATE_POOL = 5;
+
+/**
  * Set `coverage` on each fused chunk (null when the engine returned no `tokens` for it).
  * @param fused  fused chunks (fuse.ts), not modified
  * @param groups query word groups (analyze-query.ts): alternatives of one word
@@ -121,11 +129,12 @@ export function withCoverage(fused: FusedChunk[], groups: string[][], weights: n
     for (let w = 0; w < h.length; w++) if (h[w]) d[w] = true;
   }
   const P = fused.length;
-  const rawIdf = groups.map((_, w) => {
+  const dfs = groups.map((_, w) => {
     let df = 0;
     for (let i = 0; i < has.length; i++) if (has[i]?.[w]) df++;
-    return df === 0 ? 0 : Math.log(1 + (P - df + 0.5) / (df + 0.5));
+    return df;
   });
+  const rawIdf = dfs.map((df) => (df === 0 ? 0 : Math.log(1 + (P - df + 0.5) / (df + 0.5))));
   addDocumentIdf(rawIdf, [...docHas.values()], new Set(fused.map((f) => f.chunk.doc_id)).size);
   const kept = sentenceKept(has, rawIdf, sentences);
   // Segments are weighed among the words the sentence drop keeps (a dropped instruction does not set the bar).
@@ -135,7 +144,12 @@ export function withCoverage(fused: FusedChunk[], groups: string[][], weights: n
   // factor only sharpens the weighting of words outside the information need's segment.
   const segWeight = seg.map((x, w) => (!kept[w] ? 0 : x >= 1 ? 1 : x * word[w]));
   const idf = rawIdf.map((x, w) => x * (weights[w] ?? 1) * segWeight[w]);
-  const total = idf.reduce((s, x) => s + x, 0);
+  // A pool in which every matched word is held by every candidate (a short filing that writes only the
+  // company's name, which its label puts in every chunk) tells its passages apart by nothing: none of them
+  // covers any of the query's need (DEGENERATE_POOL).
+  const withTerms = has.reduce((n, h) => n + (h ? 1 : 0), 0);
+  const degenerate = withTerms >= DEGENERATE_POOL && idf.every((x, w) => x === 0 || dfs[w] === withTerms);
+  const total = degenerate ? 0 : idf.reduce((s, x) => s + x, 0);
   // The matchable query length counts each word with its query weight and its segment factor, so that
   // an instruction sentence wrapped around a question does not lengthen the query that BM25 is divided by.
   const matchable = idf.reduce((s, x, w) => s + (x > 0 ? (weights[w] ?? 1) * segWeight[w] : 0), 0);
