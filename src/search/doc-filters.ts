@@ -10,6 +10,7 @@ import { AppError } from '../internal/errors.ts';
 import { timeSlicer } from '../internal/event-loop.ts';
 import type { SearchRequest } from './types.ts';
 import { compileGlob, type CompiledGlob } from './glob-match.ts';
+import { documentLabel } from '../ingest/chunk-rows.ts';
 
 export interface VisibleDoc {
   doc_id: string;
@@ -32,6 +33,8 @@ export interface AttributeFilterSource {
 export interface Scope {
   filter: ChunkFilter;
   matchNothing: boolean;
+  /** The `doc_filter` document's label (ingest/chunk-rows.ts documentLabel); absent without doc_filter. */
+  label?: string;
 }
 
 /** Keys a document can carry (X-Unencrypted-Strings, spec Resources): a match naming more matches nothing. */
@@ -133,12 +136,14 @@ export async function resolveScope(cp: ControlPlane, projectId: string, req: Sea
     ? await attrs.searchFilter(projectId, req)
     : (hasAttributeConditions(req) ? { kind: 'false' } : undefined);
   let docIds: string[] | undefined = req.doc_ids ? [...new Set(req.doc_ids)] : undefined;
+  let label: string | undefined;
   if (req.doc_filter !== undefined && req.doc_filter !== '') {
-    const row = await cp.db.selectFrom('documents').select('doc_id')
+    const row = await cp.db.selectFrom('documents').select(['doc_id', 'title', 'filename'])
       .where('project_id', '=', projectId).where('doc_id', '=', req.doc_filter).where('state', '=', 'visible')
       .executeTakeFirst();
     if (!row) throw new AppError('document_not_found', `Document "${req.doc_filter}" (doc_filter) is not in this project's namespace.`, { doc_id: req.doc_filter });
     docIds = docIds ? docIds.filter((d) => d === req.doc_filter) : [req.doc_filter];
+    label = documentLabel(row.title, row.filename ?? '');
   }
   if (req.unencrypted_strings_match && Object.keys(req.unencrypted_strings_match).length > 0) {
     const rows = await cp.db.selectFrom('documents').select(['doc_id', 'unencrypted_strings'])
@@ -157,7 +162,7 @@ export async function resolveScope(cp: ControlPlane, projectId: string, req: Sea
   if (docIds) filter.docIds = docIds;
   if (exclude.length && !docIds) filter.excludeDocIds = exclude;
   if (attributes) filter.attributes = attributes;
-  return { filter, matchNothing: attributes?.kind === 'false' || (docIds !== undefined && docIds.length === 0) };
+  return { filter, matchNothing: attributes?.kind === 'false' || (docIds !== undefined && docIds.length === 0), ...(label !== undefined ? { label } : {}) };
 }
 
 function parseStrings(json: string): Record<string, string> {

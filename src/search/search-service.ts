@@ -32,8 +32,7 @@ import { lookupAbbreviations } from '../storage/abbreviation-store.ts';
 import { TitleTermsCache } from './stages/title-terms.ts';
 import { LabelIndex } from './label-index.ts';
 import { routedRegions, type RouteDeps } from './route-search.ts';
-import { withIdentityForms } from './stages/identity-forms.ts';
-import { documentLabel } from '../ingest/chunk-rows.ts';
+import { nameInitialisms } from './stages/identity-forms.ts';
 import { widenHits } from './stages/widen.ts';
 import { applyThresholds } from './stages/score.ts';
 import { dropNearDuplicates } from './stages/near-duplicates.ts';
@@ -179,10 +178,12 @@ export class SearchService {
     const timed = this.stopwatch();
     // Short forms the project's documents define get their long forms (stages/short-forms.ts), read while the
     // scope is resolved; a query without a short form reads nothing.
-    const [scope, query] = await Promise.all([
+    const [scope, longForms] = await Promise.all([
       resolveScope(cp, ctx.projectId, req, this.deps.attributes, this.deleting),
       withLongForms(req.query, (keys) => lookupAbbreviations(cp.db, ctx.projectId, keys), req.doc_filter || undefined),
     ]);
+    // Inside one document, an initialism of its own name is that name (stages/identity-forms.ts).
+    const query = scope.label !== undefined ? nameInitialisms(longForms, scope.label) : longForms;
     timed('scope');
     // The query is analysed inside retrieve, while the ANN query runs (stages/retrieve.ts), once.
     const fallback = this.fallbackLanguage(ctx.projectId);
@@ -215,18 +216,15 @@ export class SearchService {
     const bm25Hits = keep(got.bm25);
     // A BM25 list shorter than the limit returned every lexical match: absent chunks have BM25 0.
     const base = queryStats(vecHits, bm25Hits, (got.bm25?.length ?? 0) < got.limit, analysed.termCount, chunkCount);
-    const one = scope.filter.docIds?.length === 1 ? scope.filter.docIds[0] : undefined;
-    const oneDoc = one !== undefined ? docs.get(one) : undefined;
-    // Inside one document, an initialism of its own name is its name (stages/identity-forms.ts).
-    const scored = oneDoc ? withIdentityForms(analysed, query, documentLabel(oneDoc.title, oneDoc.filename)) : analysed;
-    const rankOptions = { anchor: denseCoverageOk(embedder, denseText), groups: scored.groups, weights: analysed.weights, segments: analysed.segments, sentences: analysed.sentences, pairs: analysed.pairs, pairTerms: analysed.pairTerms, ...this.deps.relevance };
+    const rankOptions = { anchor: denseCoverageOk(embedder, denseText), groups: analysed.groups, weights: analysed.weights, segments: analysed.segments, sentences: analysed.sentences, pairs: analysed.pairs, pairTerms: analysed.pairTerms, ...this.deps.relevance };
     const titles = this.titleTerms.of(docs, analysed.stemLang);
     const ranked = rankStandard(vecHits, bm25Hits, base, { ...rankOptions, titles });
     // A search in one document also searches the sections the query names (section-search.ts); a query
     // that names documents by their identity is searched inside them (route-search.ts), the same way.
-    if (one !== undefined && oneDoc) {
+    const one = scope.filter.docIds?.length === 1 ? scope.filter.docIds[0] : undefined;
+    if (one !== undefined && docs.has(one)) {
       const regions = await withNamedSections(index, this.outlines, {
-        namespace: ctx.namespace, docId: one, filter: scope.filter, analysed: scored, labelTerms: new Set((titles.get(one) ?? '').split(' ')),
+        namespace: ctx.namespace, docId: one, filter: scope.filter, analysed, labelTerms: new Set((titles.get(one) ?? '').split(' ')),
         embed, lexical, chunkCount, rankOptions: { ...rankOptions, titles }, regions: ranked.regions, minRelevance: req.min_relevance ?? DEFAULT_MIN_RELEVANCE,
       });
       timed('rank');

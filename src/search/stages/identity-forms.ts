@@ -1,10 +1,13 @@
-// Stage 1c of a search inside one document (searchInDoc, and each document a namespace search is routed
-// to): a query word that is the document's own name, written as an initialism of its label ("JnJ" for
-// JOHNSON_JOHNSON_2022_10K), takes the label words it stands for as forms. The label is indexed with every
-// chunk (ingest/chunk-rows.ts documentLabel), so inside the document every candidate then holds the word,
-// and it weighs as little as the name written out does. Without this the few passages that happen to
+// A search inside one document reads a query word that is the document's own name, written as an
+// initialism of its label ("JnJ" for JOHNSON_JOHNSON_2022_10K), as that name. The label is indexed with
+// every chunk (ingest/chunk-rows.ts documentLabel), so inside the document every candidate then holds the
+// word, and it weighs as little as the name written out does. Without this the few passages that happen to
 // write the initialism (a cover page's ticker "JNJ", a list of subsidiaries "JNJ Holding EMEA B.V.") held
 // the rarest word of the question and outranked the statements that answer it.
+// Two forms: with `doc_filter` the label is known before the query is analysed, and the query text itself
+// says the name (nameInitialisms: BM25, the query vector and coverage all see it); a document a namespace
+// search is routed to is known only after its one analysis, and its word groups take the name's terms
+// (withIdentityForms: coverage sees it).
 import { analyze } from '../../analysis/analyzer.ts';
 import type { AnalysedQuery } from './analyze-query.ts';
 import { initialismWords, queryInitialisms } from './route-documents.ts';
@@ -34,4 +37,23 @@ export function withIdentityForms(analysed: AnalysedQuery, query: string, label:
     });
   }
   return groups === null ? analysed : { ...analysed, groups };
+}
+
+/**
+ * The query with each initialism the document's label allows replaced by the label words it stands for
+ * ("What was JnJ's sales growth?" → "What was JOHNSON JOHNSON's sales growth?" for the label
+ * "… (JOHNSON JOHNSON 2022Q4 EARNINGS)"). Other text is kept as written.
+ * @param query the query text
+ * @param label the document's label (ingest/chunk-rows.ts documentLabel of its title and file name)
+ * @returns the query, rewritten where an initialism names the document
+ */
+export function nameInitialisms(query: string, label: string): string {
+  let out = query;
+  for (const [skeleton, token] of queryInitialisms(query)) {
+    const words = initialismWords(label, skeleton);
+    if (!words) continue;
+    const escaped = token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    out = out.replace(new RegExp(`(?<![\\p{L}\\p{N}&.])${escaped}(?![\\p{L}\\p{N}&])`, 'gu'), words.join(' '));
+  }
+  return out;
 }
