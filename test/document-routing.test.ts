@@ -60,6 +60,29 @@ describe('document routing: the filing a question names, among its siblings', ()
     assert.ok(new Set(hits.map((h) => h.doc_id)).size >= 3, JSON.stringify(hits.map((h) => h.doc_id)));
   });
 
+  test('searchInDoc: an initialism of the document\'s own name ranks as the name written out', async () => {
+    // The release writes "JNJ" only where a ticker or a subsidiary is listed; read as the name, the
+    // initialism no longer lifts those passages (search/stages/identity-forms.ts).
+    const inDoc = async (query: string) => {
+      const r = await api(fx.server.baseUrl, fx.key, 'POST', '/v3/docsearch/searchInDoc', { query, format: 'json', doc_filter: docOf('JOHNSON_JOHNSON_2022Q4') });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return (r.body as { results: Hit[]; query: string }).results.map((h) => [h.pages, h.score]);
+    };
+    const named = await inDoc("What was Johnson & Johnson's worldwide sales growth in Q4 2022?");
+    assert.ok(named.length > 0);
+    assert.deepEqual(await inDoc("What was JnJ's worldwide sales growth in Q4 2022?"), named);
+    const r = await api(fx.server.baseUrl, fx.key, 'POST', '/v3/docsearch/searchInDoc', { query: 'JnJ sales', doc_filter: docOf('JOHNSON_JOHNSON_2022Q4') });
+    assert.equal((r.body as { query: string }).query, 'JnJ sales', 'the response echoes the query as asked');
+  });
+
+  test('searchInDoc: a filing that holds nothing of the question but the company\'s name answers nothing', async () => {
+    // Its label puts "AMCOR" in every chunk of the 8-K; no chunk holds "industry" or "operate", so no passage
+    // covers the question (search/stages/coverage.ts DEGENERATE_POOL). Every passage used to score 0.99.
+    const r = await api(fx.server.baseUrl, fx.key, 'POST', '/v3/docsearch/searchInDoc', { query: 'What industry does AMCOR primarily operate in?', format: 'json', doc_filter: docOf('AMCOR_2022_8K') });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual((r.body as { results: Hit[] }).results.map((h) => h.score), []);
+  });
+
   test('routing stays inside the request\'s scope: exclude_doc_ids removes the routed filing', async () => {
     const hits = await search("What was JnJ's worldwide sales growth in Q4 2022?", { exclude_doc_ids: [docOf('JOHNSON_JOHNSON_2022Q4')], min_relevance: 0 });
     assert.ok(hits.every((h) => h.doc_id !== docOf('JOHNSON_JOHNSON_2022Q4')));

@@ -15,7 +15,7 @@ import type { AnalysedQuery } from './stages/analyze-query.ts';
 import { queryStats } from './stages/fuse.ts';
 import { retrieve, type LexicalQuery } from './stages/retrieve.ts';
 import { byScore } from './stages/score.ts';
-import { namedSectionChunks, outlineSections, type OutlineSection } from './stages/section-naming.ts';
+import { belowNamed, namedSectionChunks, outlineSections, type OutlineSection } from './stages/section-naming.ts';
 import { rankStandard, type RankOptions } from './stages/standard-rank.ts';
 import type { Region } from './types.ts';
 
@@ -104,21 +104,4 @@ export async function withNamedSections(index: NamespaceIndex, outlines: Outline
   const outside = r.regions.filter((x) => !inNamed(x));
   belowNamed(outside, regions, r.minRelevance);
   return [...outside, ...regions].sort(byScore);
-}
-
-/**
- * Place the regions outside the named sections below the weakest passing region of the named sections:
- * scores s in [floor, 1] map linearly onto [minRelevance, floor) — order among themselves kept, a passing
- * region still passing. Scores under the floor are left as they are. Nothing changes when no named region
- * passes.
- * @param outside      regions outside the named sections (scores changed in place)
- * @param named        the named sections' regions
- * @param minRelevance the request's min_relevance
- */
-export function belowNamed(outside: Region[], named: readonly Region[], minRelevance: number): void {
-  const passing = named.filter((x) => x.score >= minRelevance);
-  if (passing.length === 0) return;
-  const floor = Math.min(...passing.map((x) => x.score));
-  if (floor >= 1) return;
-  for (const x of outside) if (x.score >= floor) x.score = minRelevance + ((floor - minRelevance) * (x.score - minRelevance)) / (1 - minRelevance);
 }

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FusedChunk } from '../types.ts';
-import { withCoverage } from './coverage.ts';
+import { DEGENERATE_POOL, withCoverage } from './coverage.ts';
 import { hashMatcher, termMatcher } from './group-match.ts';
 import { pairHashSet, termHashSet } from '../../analysis/term-hash.ts';
 import { phraseSkipTerms } from '../../analysis/stopwords.ts';
@@ -220,4 +220,18 @@ test('named documents: a query word that only some documents\' labels hold and n
   assert.equal(withCoverage(both, [['3m'], ['amcor']], [], [], [], two).named, null);
   // A word that weighs 0 (in a dropped instruction sentence) names nothing.
   assert.equal(withCoverage(pool, groups, [0, 1, 1, 1], [], [], titles).named, null);
+});
+
+test('a pool whose every matched word all candidates hold tells them apart by nothing: coverage 0', () => {
+  // A short filing routed to for "What industry does AMCOR primarily operate in?": its label puts "amcor"
+  // in every chunk, and no chunk holds another word of the question.
+  const filing = (n: number) => Array.from({ length: n }, (_, i) => fc(`c${i}`, `amcor exhibit indenture ${i}`));
+  const groups = [['industri'], ['amcor'], ['primarili'], ['oper']];
+  assert.deepEqual(withCoverage(filing(DEGENERATE_POOL), groups).fused.map((f) => f.coverage), new Array(DEGENERATE_POOL).fill(0));
+  // Fewer candidates may each answer the query (a one-chunk document in searchInDoc): as before.
+  assert.deepEqual(withCoverage(filing(DEGENERATE_POOL - 1), groups).fused.map((f) => f.coverage), new Array(DEGENERATE_POOL - 1).fill(1));
+  // One chunk holding another word of the question tells the pool apart.
+  const told = [...filing(DEGENERATE_POOL), fc('x', 'amcor packag industri')];
+  const cov = withCoverage(told, groups).fused.map((f) => f.coverage!);
+  assert.ok(cov[DEGENERATE_POOL] > 0.9 && cov[0] > 0 && cov[0] < 0.2, JSON.stringify(cov));
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { labelGroups, labelInitials, labelTermPieces, queryInitialisms, routeDocuments, MAX_ROUTED_DOCS, type RouteInput } from './route-documents.ts';
+import { initialismWords, labelGroups, labelInitials, labelTermPieces, queryInitialisms, routeDocuments, MAX_ROUTED_DOCS, type RouteInput } from './route-documents.ts';
 
 // Query words: 0 "mgm", 1 "2022", 2 "dividends", 3 "earnings". Labels: MGM's filings of three years and
 // two forms, another company's 2022 filing and release.
@@ -68,6 +68,10 @@ test('initialisms: query tokens of capitals joined by &, . or n; label runs of a
   assert.deepEqual(labelInitials('10-K (JOHNSON JOHNSON 2022 10K)'), ['jj']);
   assert.ok(labelInitials('Procter & Gamble Annual Report').includes('pg'));
   assert.ok(!labelInitials('Annual Report of Johnson & Johnson').includes('jj'), 'an initialism names from the start of a run');
+  assert.deepEqual(initialismWords('Form 10-K (JOHNSON JOHNSON 2022 10K)', 'jj'), ['JOHNSON', 'JOHNSON']);
+  assert.deepEqual(initialismWords('Procter & Gamble Annual Report', 'pg'), ['Procter', 'Gamble']);
+  assert.equal(initialismWords('Annual Report of Johnson & Johnson', 'jj'), null, 'the words a run begins with, as labelInitials');
+  assert.equal(initialismWords('Form 10-K (JOHNSON JOHNSON 2022 10K)', 'pg'), null);
 });
 
 test('label groups: a compound query word also matches its parts of two or more characters', () => {

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { namedSectionChunks, NAMED_SECTION_CHUNKS, outlineSections } from './section-naming.ts';
+import { belowNamed, namedSectionChunks, NAMED_SECTION_CHUNKS, outlineSections } from './section-naming.ts';
+import type { Region } from '../types.ts';
 
 // A toy analyser: lower-case words, "of"/"and" dropped, a plural's final s dropped.
 const analyse = (text: string) => (text.toLowerCase().match(/[a-z0-9]+/g) ?? []).filter((w) => w !== 'of' && w !== 'and').map((w) => w.replace(/s$/, ''));
@@ -36,4 +37,20 @@ test('one held word, or under two thirds of a heading, names nothing', () => {
 test('the label\'s words are the document, not a section: "3M Company" is never named', () => {
   const bare = outlineSections([{ chunk_index: 0, heading_path: 'Balance Sheets' }, { chunk_index: 1, heading_path: '3M Company' }], analyse);
   assert.deepEqual(namedSectionChunks(bare, new Set(analyse('3M company balance sheet')), label), [0]);
+});
+
+test('belowNamed: the rest of the document ranks under the weakest passing named region and keeps passing', () => {
+  const region = (score: number) => ({ score }) as Region;
+  const outside = [region(0.95), region(0.6), region(0.45), region(0.2)];
+  belowNamed(outside, [region(0.5), region(0.2)], 0.3);
+  const [a, b, c, d] = outside.map((x) => x.score);
+  assert.ok(a < 0.5 && a > b && b > 0.3, JSON.stringify(outside));
+  assert.equal(c, 0.45, 'under the floor already: unchanged');
+  assert.equal(d, 0.2);
+  const none = [region(0.9)];
+  belowNamed(none, [region(0.25)], 0.3);
+  assert.equal(none[0].score, 0.9, 'no named region passes: nothing changes');
+  const top = [region(1)];
+  belowNamed(top, [region(0.4)], 0.3);
+  assert.ok(top[0].score <= 0.4 && top[0].score >= 0.3, String(top[0].score));
 });

@@ -3,8 +3,10 @@
 // "Consolidated Statement of Income". Such a section's passages often hold none of the question's other
 // words (a statement table holds line items and figures, not "capex as a % of revenue"), so a document's
 // ranking left them under the narrative that discusses the question's words; the query naming the section
-// is the evidence that it is what the user wants. What a named section's chunks then get is decided in
-// search/section-search.ts; this module only reads the outline and the query. Pure functions.
+// is the evidence that it is what the user wants: its passing regions rank above the rest of the document
+// (belowNamed). The named sections are searched in search/section-search.ts; this module reads the outline
+// and the query and orders the result. Pure functions.
+import type { Region } from '../types.ts';
 
 /** One chunk's place in the document's outline, as the index stores it (`heading_path`, ' > '-joined). */
 export interface OutlineRow {
@@ -85,4 +87,21 @@ export function namedSectionChunks(sections: readonly OutlineSection[], queryTer
   const out = new Set<number>();
   for (const { s } of named.slice(0, MAX_NAMED_SECTIONS)) for (const c of s.chunks.slice(0, NAMED_SECTION_CHUNKS)) out.add(c);
   return [...out].sort((a, b) => a - b);
+}
+
+/**
+ * Place the regions outside the named sections below the weakest passing region of the named sections:
+ * scores s in [floor, 1] map linearly onto [minRelevance, floor) — order among themselves kept, a passing
+ * region still passing. Scores under the floor are left as they are. Nothing changes when no named region
+ * passes.
+ * @param outside      regions outside the named sections (scores changed in place)
+ * @param named        the named sections' regions
+ * @param minRelevance the request's min_relevance
+ */
+export function belowNamed(outside: Region[], named: readonly Region[], minRelevance: number): void {
+  const passing = named.filter((x) => x.score >= minRelevance);
+  if (passing.length === 0) return;
+  const floor = Math.min(...passing.map((x) => x.score));
+  if (floor >= 1) return;
+  for (const x of outside) if (x.score >= floor) x.score = minRelevance + ((floor - minRelevance) * (x.score - minRelevance)) / (1 - minRelevance);
 }

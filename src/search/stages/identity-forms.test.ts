@@ -1,0 +1,33 @@
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { initAnalysis } from '../../analysis/analyzer.ts';
+import { analyseQuery } from './analyze-query.ts';
+import { nameInitialisms, withIdentityForms } from './identity-forms.ts';
+
+const JNJ = 'FOR IMMEDIATE RELEASE (JOHNSON JOHNSON 2022Q4 EARNINGS)';
+
+before(() => initAnalysis());
+
+test('nameInitialisms: an initialism of the label is replaced by the label words it stands for', () => {
+  assert.equal(nameInitialisms("What was JnJ's worldwide sales growth in Q4 2022?", JNJ), "What was JOHNSON JOHNSON's worldwide sales growth in Q4 2022?");
+  assert.equal(nameInitialisms('Did J&J and JnJ report it?', JNJ), 'Did JOHNSON JOHNSON and JOHNSON JOHNSON report it?');
+  assert.equal(nameInitialisms('AMD revenue', 'Advanced Micro Devices 2022 10K'), 'Advanced Micro Devices revenue');
+});
+
+test('nameInitialisms: initialisms the label does not allow, and words that only contain one, stay as written', () => {
+  assert.equal(nameInitialisms("What was P&G's margin?", JNJ), "What was P&G's margin?");
+  assert.equal(nameInitialisms('What was JnJ growth?', 'Annual Report of Johnson & Johnson'), 'What was JnJ growth?', 'an initialism names from the start of a run');
+  assert.equal(nameInitialisms('How did sales grow?', JNJ), 'How did sales grow?');
+});
+
+test('withIdentityForms: the initialism\'s word group takes the label words\' terms; nothing else changes', () => {
+  const analysed = analyseQuery("Are JnJ's FY2022 financials that of a high growth company?", 'en');
+  const g = analysed.groups.findIndex((x) => x.includes('jnj'));
+  assert.ok(g >= 0, JSON.stringify(analysed.groups));
+  const named = withIdentityForms(analysed, "Are JnJ's FY2022 financials that of a high growth company?", JNJ);
+  assert.ok(named.groups[g].includes('johnson'), JSON.stringify(named.groups[g]));
+  assert.deepEqual(named.groups.filter((_, w) => w !== g), analysed.groups.filter((_, w) => w !== g));
+  assert.deepEqual(named.terms, analysed.terms, 'BM25 terms as analysed');
+  assert.ok(!analysed.groups[g].includes('johnson'), 'the analysis passed in is not modified');
+  assert.equal(withIdentityForms(analysed, "Are JnJ's FY2022 financials that of a high growth company?", 'Adobe 2022 10K'), analysed, 'no initialism of this label: the same object');
+});
