@@ -225,13 +225,17 @@ test('named documents: a query word that only some documents\' labels hold and n
 test('a pool whose every matched word all candidates hold tells them apart by nothing: coverage 0', () => {
   // A short filing routed to for "What industry does AMCOR primarily operate in?": its label puts "amcor"
   // in every chunk, and no chunk holds another word of the question.
-  const filing = (n: number) => Array.from({ length: n }, (_, i) => fc(`c${i}`, `amcor exhibit indenture ${i}`));
+  const ofDoc = (doc: string, i: number, tokens: string): FusedChunk => { const f = fc(`${doc}:${i}`, tokens); return { ...f, chunk: { ...f.chunk, doc_id: doc, chunk_index: i } }; };
+  const filing = (n: number) => Array.from({ length: n }, (_, i) => ofDoc('8k', i, `amcor exhibit indenture ${i}`));
   const groups = [['industri'], ['amcor'], ['primarili'], ['oper']];
   assert.deepEqual(withCoverage(filing(DEGENERATE_POOL), groups).fused.map((f) => f.coverage), new Array(DEGENERATE_POOL).fill(0));
   // Fewer candidates may each answer the query (a one-chunk document in searchInDoc): as before.
   assert.deepEqual(withCoverage(filing(DEGENERATE_POOL - 1), groups).fused.map((f) => f.coverage), new Array(DEGENERATE_POOL - 1).fill(1));
   // One chunk holding another word of the question tells the pool apart.
-  const told = [...filing(DEGENERATE_POOL), fc('x', 'amcor packag industri')];
+  const told = [...filing(DEGENERATE_POOL), ofDoc('8k', 99, 'amcor packag industri')];
   const cov = withCoverage(told, groups).fused.map((f) => f.coverage!);
   assert.ok(cov[DEGENERATE_POOL] > 0.9 && cov[0] > 0 && cov[0] < 0.2, JSON.stringify(cov));
+  // Several documents (paragraphs of one article, each labelled with its title): as before.
+  const paragraphs = Array.from({ length: DEGENERATE_POOL }, (_, i) => fc(`p${i}`, `amcor paragraph ${i}`));
+  assert.deepEqual(withCoverage(paragraphs, groups).fused.map((f) => f.coverage), new Array(DEGENERATE_POOL).fill(1));
 });
