@@ -53,6 +53,8 @@ export interface RouteRequest {
   rankOptions: RankOptions;
   /** The request's min_relevance: siblings are placed below the routed regions that pass it. */
   minRelevance: number;
+  /** Short forms of the query that the project's documents define (stages/short-forms.ts withLongForms). */
+  defined?: ReadonlySet<string>;
 }
 
 /**
@@ -130,7 +132,7 @@ async function searchInDocument(deps: RouteDeps, r: RouteRequest, docId: string,
   const doc = r.docs.get(docId)!;
   const titles = deps.titleTerms.of(new Map([[docId, doc]]), r.analysed.stemLang);
   // An initialism of the document's own name is its name in here (stages/identity-forms.ts).
-  const analysed = withIdentityForms(r.analysed, r.query, documentLabel(doc.title, doc.filename));
+  const analysed = withIdentityForms(r.analysed, r.query, documentLabel(doc.title, doc.filename), r.defined);
   const rankOptions = { ...r.rankOptions, groups: analysed.groups, titles };
   const { regions, stats: scored } = rankStandard(got.vector, got.bm25, stats, { ...rankOptions, scoped: true });
   for (const x of regions) x.stats = scored;

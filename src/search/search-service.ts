@@ -183,7 +183,7 @@ export class SearchService {
       withLongForms(req.query, (keys) => lookupAbbreviations(cp.db, ctx.projectId, keys), req.doc_filter || undefined),
     ]);
     // Inside one document, an initialism of its own name is that name (stages/identity-forms.ts).
-    const query = scope.label !== undefined ? nameInitialisms(longForms, scope.label) : longForms;
+    const query = scope.label !== undefined ? nameInitialisms(longForms.text, scope.label, longForms.defined) : longForms.text;
     timed('scope');
     // The query is analysed inside retrieve, while the ANN query runs (stages/retrieve.ts), once.
     const fallback = this.fallbackLanguage(ctx.projectId);
@@ -232,7 +232,7 @@ export class SearchService {
     }
     const regions = await routedRegions(this.routeDeps(), {
       projectId: ctx.projectId, namespace: ctx.namespace, query, scope, analysed, vector: vecHits, bm25: bm25Hits, regions: ranked.regions,
-      docs, chunkCount, embed, lexical, rankOptions, minRelevance: req.min_relevance ?? DEFAULT_MIN_RELEVANCE,
+      docs, chunkCount, embed, lexical, rankOptions, minRelevance: req.min_relevance ?? DEFAULT_MIN_RELEVANCE, defined: longForms.defined,
     });
     timed('rank');
     return { regions, stats: ranked.stats, analysed, docs, query };

@@ -18,6 +18,8 @@ test('nameInitialisms: initialisms the label does not allow, and words that only
   assert.equal(nameInitialisms("What was P&G's margin?", JNJ), "What was P&G's margin?");
   assert.equal(nameInitialisms('What was JnJ growth?', 'Annual Report of Johnson & Johnson'), 'What was JnJ growth?', 'an initialism names from the start of a run');
   assert.equal(nameInitialisms('How did sales grow?', JNJ), 'How did sales grow?');
+  assert.equal(nameInitialisms('What was the AR balance?', 'Annual Report 2022', new Set(['AR'])), 'What was the AR balance?', 'a short form the documents define keeps its meaning');
+  assert.equal(nameInitialisms('What was the AR balance?', 'Annual Report 2022'), 'What was the Annual Report balance?');
 });
 
 test('withIdentityForms: the initialism\'s word group takes the label words\' terms; nothing else changes', () => {
@@ -30,4 +32,5 @@ test('withIdentityForms: the initialism\'s word group takes the label words\' te
   assert.deepEqual(named.terms, analysed.terms, 'BM25 terms as analysed');
   assert.ok(!analysed.groups[g].includes('johnson'), 'the analysis passed in is not modified');
   assert.equal(withIdentityForms(analysed, "Are JnJ's FY2022 financials that of a high growth company?", 'Adobe 2022 10K'), analysed, 'no initialism of this label: the same object');
+  assert.equal(withIdentityForms(analysed, "Are JnJ's FY2022 financials that of a high growth company?", JNJ, new Set(['JnJ'])), analysed, 'a short form the documents define: as analysed');
 });

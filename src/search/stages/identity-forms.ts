@@ -21,11 +21,13 @@ import { initialismWords, queryInitialisms } from './route-documents.ts';
  * @param analysed the query's analysis (analyze-query.ts analyseQuery), not modified
  * @param query    the query text the analysis was made from
  * @param label    the document's label (ingest/chunk-rows.ts documentLabel of its title and file name)
+ * @param defined  short forms of the query that the documents define (left as they are, as nameInitialisms)
  * @returns `analysed` itself when no initialism names the document, else a copy with extended groups
  */
-export function withIdentityForms(analysed: AnalysedQuery, query: string, label: string): AnalysedQuery {
+export function withIdentityForms(analysed: AnalysedQuery, query: string, label: string, defined: ReadonlySet<string> = new Set()): AnalysedQuery {
   let groups: string[][] | null = null;
   for (const [skeleton, token] of queryInitialisms(query)) {
+    if (defined.has(token)) continue;
     const words = initialismWords(label, skeleton);
     if (!words) continue;
     const own = new Set(analyze(token, null));
@@ -43,13 +45,17 @@ export function withIdentityForms(analysed: AnalysedQuery, query: string, label:
  * The query with each initialism the document's label allows replaced by the label words it stands for
  * ("What was JnJ's sales growth?" → "What was JOHNSON JOHNSON's sales growth?" for the label
  * "… (JOHNSON JOHNSON 2022Q4 EARNINGS)"). Other text is kept as written.
- * @param query the query text
- * @param label the document's label (ingest/chunk-rows.ts documentLabel of its title and file name)
+ * An initialism the project's documents define as a short form ("accounts receivable (AR)" against a
+ * document titled "Annual Report …") keeps that meaning: it is in `defined` and left as written.
+ * @param query   the query text
+ * @param label   the document's label (ingest/chunk-rows.ts documentLabel of its title and file name)
+ * @param defined short forms of the query that the documents define (stages/short-forms.ts withLongForms)
  * @returns the query, rewritten where an initialism names the document
  */
-export function nameInitialisms(query: string, label: string): string {
+export function nameInitialisms(query: string, label: string, defined: ReadonlySet<string> = new Set()): string {
   let out = query;
   for (const [skeleton, token] of queryInitialisms(query)) {
+    if (defined.has(token)) continue;
     const words = initialismWords(label, skeleton);
     if (!words) continue;
     const escaped = token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -11,10 +11,11 @@ test('a short form the documents write differently gets their long form', async 
   const rows = [row('ppne', 'PP&E', 'property, plant and equipment', 'a'), row('ppe', 'PP&E', 'property, plant and equipment', 'a')];
   const looked: string[][] = [];
   const q = await withLongForms('What is the net PPNE for 3M?', async (keys) => { looked.push(keys); return rows; });
-  assert.equal(q, 'What is the net PPNE property plant and equipment for 3M?');
+  assert.equal(q.text, 'What is the net PPNE property plant and equipment for 3M?');
+  assert.deepEqual([...q.defined], ['PPNE']);
   assert.deepEqual(looked, [['ppne']]);
   let called = false;
-  assert.equal(await withLongForms('what is the net income?', async () => { called = true; return rows; }), 'what is the net income?');
+  assert.equal((await withLongForms('what is the net income?', async () => { called = true; return rows; })).text, 'what is the net income?');
   assert.equal(called, false, 'a query without a short form reads nothing');
 });
 

@@ -89,10 +89,12 @@ function wordsOf(text: string): string[] {
  * The query as retrieval and ranking see it: each short form that a visible document defines followed by
  * its long form; the query itself when it holds no short form or none is defined (then nothing is read).
  * @param lookup reads the definitions of the given keys from the project's visible documents
+ * @returns the text, and the short forms (as the query writes them) that were given a long form
  */
-export async function withLongForms(query: string, lookup: (keys: string[]) => Promise<LongFormRow[]>, scopeDoc?: string): Promise<string> {
+export async function withLongForms(query: string, lookup: (keys: string[]) => Promise<LongFormRow[]>, scopeDoc?: string): Promise<{ text: string; defined: ReadonlySet<string> }> {
   const words = queryShortForms(query);
-  if (words.length === 0) return query;
+  if (words.length === 0) return { text: query, defined: new Set() };
   const rows = await lookup([...new Set(words.flatMap((w) => w.keys))]);
-  return expandShortForms(query, chooseLongForms(query, words, rows, scopeDoc));
+  const chosen = chooseLongForms(query, words, rows, scopeDoc);
+  return { text: expandShortForms(query, chosen), defined: new Set(chosen.keys()) };
 }
