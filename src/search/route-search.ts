@@ -15,11 +15,13 @@ import { hashMatcher, termMatcher } from './stages/group-match.ts';
 import { retrieve, RETRIEVE_LIMIT, type LexicalQuery } from './stages/retrieve.ts';
 import { labelGroups, queryInitialisms, routeDocuments } from './stages/route-documents.ts';
 import { byScore } from './stages/score.ts';
-import { MIN_SCOPE_CANDIDATES, rankStandard, type RankOptions } from './stages/standard-rank.ts';
+import { denseCoverageOk, MIN_SCOPE_CANDIDATES, queryRankOptions, rankStandard, type RankOptions } from './stages/standard-rank.ts';
 import type { TitleTermsCache } from './stages/title-terms.ts';
 import { analyze } from '../analysis/analyzer.ts';
 import { withNamedSections, type OutlineCache } from './section-search.ts';
-import { withIdentityForms } from './stages/identity-forms.ts';
+import { nameInitialisms } from './stages/identity-forms.ts';
+import { analyseQuery, denseQueryText, termBoosts } from './stages/analyze-query.ts';
+import type { Embedder } from '../models/embedder.ts';
 import { documentLabel } from '../ingest/chunk-rows.ts';
 import type { Region } from './types.ts';
 
@@ -27,6 +29,8 @@ import type { Region } from './types.ts';
 export interface RouteDeps {
   cp: ControlPlane;
   index: NamespaceIndex;
+  /** Embeds a routed document's own query (its name written out for an initialism). */
+  embedder: Pick<Embedder, 'embedQuery' | 'coverage'>;
   labels: LabelIndex;
   titleTerms: TitleTermsCache;
   outlines: OutlineCache;
@@ -123,24 +127,38 @@ function scopeFilter(scope: Scope): (docId: string) => boolean {
 
 /** One routed document searched as searchInDoc searches it: its own candidates, scored among themselves. */
 async function searchInDocument(deps: RouteDeps, r: RouteRequest, docId: string, chunks: number | undefined): Promise<Region[]> {
-  let got = inPool(r, docId, chunks);
+  const doc = r.docs.get(docId)!;
+  const label = documentLabel(doc.title, doc.filename);
+  // An initialism of the document's own name is its name in here (stages/identity-forms.ts): the query is
+  // analysed, embedded and read again for this document with the name written out, as searchInDoc reads it.
+  const renamed = nameInitialisms(r.query, label, r.defined);
+  const own = renamed === r.query ? null : ownQuery(deps, r, renamed);
+  let got = own ? null : inPool(r, docId, chunks);
   if (!got) {
-    const read = await retrieve(deps.index, r.namespace, { embed: r.embed, lexical: r.lexical }, { ...r.scope.filter, docIds: [docId] });
+    const read = await retrieve(deps.index, r.namespace, { embed: own?.embed ?? r.embed, lexical: own?.lexical ?? r.lexical }, { ...r.scope.filter, docIds: [docId] });
     got = { vector: read.vector, bm25: read.bm25, complete: (read.bm25?.length ?? 0) < read.limit };
   }
-  const stats = queryStats(got.vector, got.bm25, got.complete, r.analysed.termCount, r.chunkCount);
-  const doc = r.docs.get(docId)!;
-  const titles = deps.titleTerms.of(new Map([[docId, doc]]), r.analysed.stemLang);
-  // An initialism of the document's own name is its name in here (stages/identity-forms.ts).
-  const analysed = withIdentityForms(r.analysed, r.query, documentLabel(doc.title, doc.filename), r.defined);
-  const rankOptions = { ...r.rankOptions, groups: analysed.groups, titles };
+  const analysed = own?.analysed ?? r.analysed;
+  const stats = queryStats(got.vector, got.bm25, got.complete, analysed.termCount, r.chunkCount);
+  const titles = deps.titleTerms.of(new Map([[docId, doc]]), analysed.stemLang);
+  const rankOptions = { ...r.rankOptions, ...(own?.rankOptions ?? {}), titles };
   const { regions, stats: scored } = rankStandard(got.vector, got.bm25, stats, { ...rankOptions, scoped: true });
   for (const x of regions) x.stats = scored;
   // The sections the query names in this document, searched on their own (section-search.ts).
   return withNamedSections(deps.index, deps.outlines, {
     namespace: r.namespace, docId, filter: r.scope.filter, analysed, labelTerms: new Set((titles.get(docId) ?? '').split(' ')),
-    embed: r.embed, lexical: r.lexical, chunkCount: r.chunkCount, rankOptions, regions, minRelevance: r.minRelevance,
+    embed: own?.embed ?? r.embed, lexical: own?.lexical ?? r.lexical, chunkCount: r.chunkCount, rankOptions, regions, minRelevance: r.minRelevance,
   });
+}
+
+/** A routed document's own query (its name written out where the query writes its initialism). */
+function ownQuery(deps: RouteDeps, r: RouteRequest, text: string): { analysed: AnalysedQuery; embed: () => Promise<Float32Array>; lexical: () => Promise<LexicalQuery>; rankOptions: RankOptions } {
+  const analysed = analyseQuery(text, r.analysed.stemLang);
+  const dense = denseQueryText(text);
+  let vector: Promise<Float32Array> | undefined;
+  const embed = () => (vector ??= deps.embedder.embedQuery(dense));
+  const lexical = async (): Promise<LexicalQuery> => ({ terms: analysed.terms, boosts: termBoosts(analysed) });
+  return { analysed, embed, lexical, rankOptions: queryRankOptions(analysed, denseCoverageOk(deps.embedder, dense)) };
 }
 
 /**

@@ -21,7 +21,7 @@ import { analyseQuery, denseQueryText, termBoosts, type AnalysedQuery } from './
 import { admissiblePrefix, admitWithinBudget, clampBudget, type BudgetItem, type BudgetResult } from './stages/budget.ts';
 import { DEFAULT_EXPAND_TIGHTNESS, expandRegions } from './stages/expand.ts';
 import { queryStats } from './stages/fuse.ts';
-import { denseCoverageOk, rankStandard } from './stages/standard-rank.ts';
+import { denseCoverageOk, queryRankOptions, rankStandard } from './stages/standard-rank.ts';
 import { chunkTokens, fillText, fitChunks, hydrateChunks, pagesOf, variantChunks } from './stages/hit-content.ts';
 import { renderContext, renderPieces, type RenderHit } from './stages/render.ts';
 import { fitHeadings, HeaderTokenCache } from './stages/context-tokens.ts';
@@ -216,7 +216,7 @@ export class SearchService {
     const bm25Hits = keep(got.bm25);
     // A BM25 list shorter than the limit returned every lexical match: absent chunks have BM25 0.
     const base = queryStats(vecHits, bm25Hits, (got.bm25?.length ?? 0) < got.limit, analysed.termCount, chunkCount);
-    const rankOptions = { anchor: denseCoverageOk(embedder, denseText), groups: analysed.groups, weights: analysed.weights, segments: analysed.segments, sentences: analysed.sentences, pairs: analysed.pairs, pairTerms: analysed.pairTerms, ...this.deps.relevance };
+    const rankOptions = { ...queryRankOptions(analysed, denseCoverageOk(embedder, denseText)), ...this.deps.relevance };
     const titles = this.titleTerms.of(docs, analysed.stemLang);
     const ranked = rankStandard(vecHits, bm25Hits, base, { ...rankOptions, titles });
     // A search in one document also searches the sections the query names (section-search.ts); a query
@@ -240,7 +240,7 @@ export class SearchService {
 
   /** What document routing reads (route-search.ts). */
   private routeDeps(): RouteDeps {
-    return { cp: this.deps.cp, index: this.deps.index, labels: this.labels, titleTerms: this.titleTerms, outlines: this.outlines };
+    return { cp: this.deps.cp, index: this.deps.index, embedder: this.deps.embedder, labels: this.labels, titleTerms: this.titleTerms, outlines: this.outlines };
   }
 
   /** A function that reports the time since the previous report (or since now) as `stage` to deps.onStage. */

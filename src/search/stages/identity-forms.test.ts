@@ -1,12 +1,8 @@
-import { test, before } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { initAnalysis } from '../../analysis/analyzer.ts';
-import { analyseQuery } from './analyze-query.ts';
-import { nameInitialisms, withIdentityForms } from './identity-forms.ts';
+import { nameInitialisms } from './identity-forms.ts';
 
 const JNJ = 'FOR IMMEDIATE RELEASE (JOHNSON JOHNSON 2022Q4 EARNINGS)';
-
-before(() => initAnalysis());
 
 test('nameInitialisms: an initialism of the label is replaced by the label words it stands for', () => {
   assert.equal(nameInitialisms("What was JnJ's worldwide sales growth in Q4 2022?", JNJ), "What was JOHNSON JOHNSON's worldwide sales growth in Q4 2022?");
@@ -20,17 +16,4 @@ test('nameInitialisms: initialisms the label does not allow, and words that only
   assert.equal(nameInitialisms('How did sales grow?', JNJ), 'How did sales grow?');
   assert.equal(nameInitialisms('What was the AR balance?', 'Annual Report 2022', new Set(['AR'])), 'What was the AR balance?', 'a short form the documents define keeps its meaning');
   assert.equal(nameInitialisms('What was the AR balance?', 'Annual Report 2022'), 'What was the Annual Report balance?');
-});
-
-test('withIdentityForms: the initialism\'s word group takes the label words\' terms; nothing else changes', () => {
-  const analysed = analyseQuery("Are JnJ's FY2022 financials that of a high growth company?", 'en');
-  const g = analysed.groups.findIndex((x) => x.includes('jnj'));
-  assert.ok(g >= 0, JSON.stringify(analysed.groups));
-  const named = withIdentityForms(analysed, "Are JnJ's FY2022 financials that of a high growth company?", JNJ);
-  assert.ok(named.groups[g].includes('johnson'), JSON.stringify(named.groups[g]));
-  assert.deepEqual(named.groups.filter((_, w) => w !== g), analysed.groups.filter((_, w) => w !== g));
-  assert.deepEqual(named.terms, analysed.terms, 'BM25 terms as analysed');
-  assert.ok(!analysed.groups[g].includes('johnson'), 'the analysis passed in is not modified');
-  assert.equal(withIdentityForms(analysed, "Are JnJ's FY2022 financials that of a high growth company?", 'Adobe 2022 10K'), analysed, 'no initialism of this label: the same object');
-  assert.equal(withIdentityForms(analysed, "Are JnJ's FY2022 financials that of a high growth company?", JNJ, new Set(['JnJ'])), analysed, 'a short form the documents define: as analysed');
 });

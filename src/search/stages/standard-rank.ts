@@ -5,7 +5,7 @@
 // them — a model fitted on a different chain than the one that serves would be miscalibrated.
 import type { IndexHit } from '../../storage/namespace-index.ts';
 import type { FusedChunk, QueryStats, Region } from '../types.ts';
-import type { QuerySentence } from './analyze-query.ts';
+import type { AnalysedQuery, QuerySentence } from './analyze-query.ts';
 import type { RelevanceModel } from './relevance-model.ts';
 import { withAnchorSimilarity } from './anchor.ts';
 import { withCoverage } from './coverage.ts';
@@ -65,6 +65,15 @@ export function rankStandard(vector: IndexHit[] | null, bm25: IndexHit[] | null,
  * candidates than that (MGM's release: 14 of 30 either way).
  */
 export const MIN_SCOPE_CANDIDATES = 5;
+
+/**
+ * The ranking options a query analysis gives (its word groups, weights, segments, sentences and phrase pairs).
+ * @param analysed the query's analysis (analyze-query.ts)
+ * @param anchor   denseCoverageOk of the query's embedder and dense text
+ */
+export function queryRankOptions(analysed: AnalysedQuery, anchor: boolean): RankOptions {
+  return { anchor, groups: analysed.groups, weights: analysed.weights, segments: analysed.segments, sentences: analysed.sentences, pairs: analysed.pairs, pairTerms: analysed.pairTerms };
+}
 
 /** Options of rankStandard (see its parameters). */
 export interface RankOptions {
