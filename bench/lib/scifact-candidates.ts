@@ -12,10 +12,10 @@ import { countTokens } from '../../src/analysis/token-count.ts';
 import type { Embedder } from '../../src/models/embedder.ts';
 import { withSearchLayout } from '../../src/ingest/chunk-rows.ts';
 import type { ChunkRecord, NamespaceIndex } from '../../src/storage/namespace-index.ts';
-import { analyseQuery, denseQueryText, termBoosts } from '../../src/search/stages/analyze-query.ts';
+import { analyseQuery, denseQueryText } from '../../src/search/stages/analyze-query.ts';
 import { queryStats } from '../../src/search/stages/fuse.ts';
 import { denseCoverageOk, rankStandard } from '../../src/search/stages/standard-rank.ts';
-import { retrieve } from '../../src/search/stages/retrieve.ts';
+import { lexicalQueryOf, retrieve } from '../../src/search/stages/retrieve.ts';
 import { regionInput, type FeatureInput } from '../../src/search/stages/score.ts';
 import type { QueryStats, Region } from '../../src/search/types.ts';
 import { repoRoot, type BeirDoc, type BeirQuery } from './beir.ts';
@@ -76,7 +76,7 @@ export async function indexBeirCorpus(index: NamespaceIndex, embedder: Embedder,
  */
 export async function rankQuery(index: NamespaceIndex, embedder: Embedder, ns: string, text: string, chunkCount: number): Promise<{ stats: QueryStats; regions: Region[]; lang: string | null }> {
   const a = analyseQuery(text, 'en');
-  const got = await retrieve(index, ns, { embed: () => embedder.embedQuery(denseQueryText(text)), lexical: async () => ({ terms: a.terms, boosts: termBoosts(a) }) }, undefined);
+  const got = await retrieve(index, ns, { embed: () => embedder.embedQuery(denseQueryText(text)), lexical: async () => lexicalQueryOf(a) }, undefined);
   const base = queryStats(got.vector, got.bm25, (got.bm25?.length ?? 0) < got.limit, a.termCount, chunkCount);
   const { regions, stats } = rankStandard(got.vector, got.bm25, base, { anchor: denseCoverageOk(embedder, denseQueryText(text)), groups: a.groups, weights: a.weights, segments: a.segments, sentences: a.sentences, pairs: a.pairs });
   return { stats, regions, lang: a.stemLang };

@@ -12,7 +12,7 @@ import { LabelSet, type LabelIndex } from './label-index.ts';
 import type { AnalysedQuery } from './stages/analyze-query.ts';
 import { queryStats } from './stages/fuse.ts';
 import { hashMatcher, termMatcher } from './stages/group-match.ts';
-import { retrieve, RETRIEVE_LIMIT, type LexicalQuery } from './stages/retrieve.ts';
+import { lexicalQueryOf, retrieve, RETRIEVE_LIMIT, type LexicalQuery } from './stages/retrieve.ts';
 import { labelGroups, queryInitialisms, routeDocuments } from './stages/route-documents.ts';
 import { byScore } from './stages/score.ts';
 import { denseCoverageOk, MIN_SCOPE_CANDIDATES, queryRankOptions, rankStandard, type RankOptions } from './stages/standard-rank.ts';
@@ -20,7 +20,7 @@ import type { TitleTermsCache } from './stages/title-terms.ts';
 import { analyze } from '../analysis/analyzer.ts';
 import { withNamedSections, type OutlineCache } from './section-search.ts';
 import { nameInitialisms } from './stages/identity-forms.ts';
-import { analyseQuery, denseQueryText, termBoosts } from './stages/analyze-query.ts';
+import { analyseQuery, denseQueryText } from './stages/analyze-query.ts';
 import type { Embedder } from '../models/embedder.ts';
 import { documentLabel } from '../ingest/chunk-rows.ts';
 import type { Region } from './types.ts';
@@ -157,7 +157,7 @@ function ownQuery(deps: RouteDeps, r: RouteRequest, text: string): { analysed: A
   const dense = denseQueryText(text);
   let vector: Promise<Float32Array> | undefined;
   const embed = () => (vector ??= deps.embedder.embedQuery(dense));
-  const lexical = async (): Promise<LexicalQuery> => ({ terms: analysed.terms, boosts: termBoosts(analysed) });
+  const lexical = async (): Promise<LexicalQuery> => lexicalQueryOf(analysed);
   return { analysed, embed, lexical, rankOptions: queryRankOptions(analysed, denseCoverageOk(deps.embedder, dense)) };
 }
 

@@ -17,7 +17,7 @@ import type { IndexHit, NamespaceIndex } from '../storage/namespace-index.ts';
 import type { RelevanceModel } from './stages/relevance-model.ts';
 import { DeletingDocsCache, dominantLanguage, resolveScope, visibleDocs, type AttributeFilterSource, type VisibleDoc } from './doc-filters.ts';
 import { initEnglishForms } from '../analysis/english-forms.ts';
-import { analyseQuery, denseQueryText, termBoosts, type AnalysedQuery } from './stages/analyze-query.ts';
+import { analyseQuery, denseQueryText, type AnalysedQuery } from './stages/analyze-query.ts';
 import { admissiblePrefix, admitWithinBudget, clampBudget, type BudgetItem, type BudgetResult } from './stages/budget.ts';
 import { DEFAULT_EXPAND_TIGHTNESS, expandRegions } from './stages/expand.ts';
 import { queryStats } from './stages/fuse.ts';
@@ -25,7 +25,7 @@ import { denseCoverageOk, queryRankOptions, rankStandard } from './stages/standa
 import { chunkTokens, fillText, fitChunks, hydrateChunks, pagesOf, variantChunks } from './stages/hit-content.ts';
 import { renderContext, renderPieces, type RenderHit } from './stages/render.ts';
 import { fitHeadings, HeaderTokenCache } from './stages/context-tokens.ts';
-import { retrieve } from './stages/retrieve.ts';
+import { lexicalQueryOf, retrieve, type LexicalQuery } from './stages/retrieve.ts';
 import { OutlineCache, withNamedSections } from './section-search.ts';
 import { withLongForms } from './stages/short-forms.ts';
 import { lookupAbbreviations } from '../storage/abbreviation-store.ts';
@@ -202,8 +202,8 @@ export class SearchService {
       this.deps.onStage?.('embed', (performance.now() - start) / 1000);
       return v;
     })());
-    let lexicalQuery: Promise<{ terms: string[]; boosts: ReturnType<typeof termBoosts> }> | undefined;
-    const lexical = () => (lexicalQuery ??= analyse().then((a) => ({ terms: a.terms, boosts: termBoosts(a) })));
+    let lexicalQuery: Promise<LexicalQuery> | undefined;
+    const lexical = () => (lexicalQuery ??= analyse().then(lexicalQueryOf));
     const [got, chunkCount] = await Promise.all([
       retrieve(index, ctx.namespace, { embed, lexical, text: withText }, scope.filter),
       this.chunkCount(ctx.namespace),

@@ -7,7 +7,7 @@
 // The query text itself says the name, so BM25, the query vector and coverage all see it: with `doc_filter`
 // before the query is analysed (search-service.ts), and for a document a namespace search is routed to in
 // that document's own analysis and reads (route-search.ts).
-import { initialismWords, queryInitialisms } from './route-documents.ts';
+import { initialismOf, initialismWords } from './route-documents.ts';
 
 /**
  * The query with each initialism the document's label allows replaced by the label words it stands for
@@ -21,13 +21,15 @@ import { initialismWords, queryInitialisms } from './route-documents.ts';
  * @returns the query, rewritten where an initialism names the document
  */
 export function nameInitialisms(query: string, label: string, defined: ReadonlySet<string> = new Set()): string {
-  let out = query;
-  for (const [skeleton, token] of queryInitialisms(query)) {
-    if (defined.has(token)) continue;
-    const words = initialismWords(label, skeleton);
-    if (!words) continue;
-    const escaped = token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    out = out.replace(new RegExp(`(?<![\\p{L}\\p{N}&.])${escaped}(?![\\p{L}\\p{N}&])`, 'gu'), words.join(' '));
-  }
-  return out;
+  // One pass over the query's words (linear in its length); each distinct initialism is looked up once.
+  const names = new Map<string, string | null>();
+  return query.replace(/\S+/g, (raw) => {
+    const i = initialismOf(raw);
+    if (!i || defined.has(i.token)) return raw;
+    let name = names.get(i.skeleton);
+    if (name === undefined) names.set(i.skeleton, (name = initialismWords(label, i.skeleton)?.join(' ') ?? null));
+    if (name === null) return raw;
+    const at = raw.indexOf(i.token);
+    return raw.slice(0, at) + name + raw.slice(at + i.token.length);
+  });
 }

@@ -3,6 +3,7 @@
 // over the analysed-token column). Either list may be empty: a query with no analysable terms skips
 // BM25, and a zero query vector (every word out of vocabulary) skips the vector search.
 import type { ChunkFilter, IndexHit, NamespaceIndex } from '../../storage/namespace-index.ts';
+import { termBoosts, type AnalysedQuery } from './analyze-query.ts';
 
 /** Candidates taken from each retriever before fusion. */
 export const RETRIEVE_LIMIT = 100;
@@ -25,6 +26,11 @@ export function isZeroVector(v: Float32Array): boolean {
 export interface LexicalQuery {
   terms: string[];
   boosts?: ReadonlyMap<string, number>;
+}
+
+/** The lexical query of an analysed query: its BM25 terms and the boosts of words weighing other than 1. */
+export function lexicalQueryOf(a: AnalysedQuery): LexicalQuery {
+  return { terms: a.terms, boosts: termBoosts(a) };
 }
 
 /**

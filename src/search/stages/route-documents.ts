@@ -107,11 +107,21 @@ export function routeDocuments(input: RouteInput): Route | null {
 export function queryInitialisms(query: string): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   for (const raw of query.split(/\s+/)) {
-    const token = raw.replace(/^[^\p{L}\p{N}&.]+|[^\p{L}\p{N}&]+$/gu, '').replace(/['’]s$/u, '');
-    if (!/^[A-Z](?:[&.]?[A-Z]|n[A-Z]){1,5}\.?$/.test(token)) continue;
-    out.push([token.replace(/[^A-Z]/g, '').toLowerCase(), token]);
+    const i = initialismOf(raw);
+    if (i) out.push([i.skeleton, i.token]);
   }
   return out;
+}
+
+/**
+ * The initialism one whitespace-delimited word writes (queryInitialisms), or null.
+ * @param raw a word of the query as written, punctuation and possessive included ("(JnJ's)")
+ * @returns its skeleton ("jj") and the token within `raw` ("JnJ")
+ */
+export function initialismOf(raw: string): { skeleton: string; token: string } | null {
+  const token = raw.replace(/^[^\p{L}\p{N}&.]+|[^\p{L}\p{N}&]+$/gu, '').replace(/['’]s$/u, '');
+  if (!/^[A-Z](?:[&.]?[A-Z]|n[A-Z]){1,5}\.?$/.test(token)) return null;
+  return { skeleton: token.replace(/[^A-Z]/g, '').toLowerCase(), token };
 }
 
 /**
