@@ -45,6 +45,25 @@ describe('document routing: the filing a question names, among its siblings', ()
     if (sibling >= 0) assert.ok(hits[sibling].score < Math.min(...routed.map((h) => h.score)), JSON.stringify(hits.map((h) => [nameOf(h.doc_id), h.score, h.pages])));
   });
 
+  test('documents the question does not name rank below every passing region of the filings it names', async () => {
+    // Another company's release writes the question's topic ("adjusted EBIT", "comparable constant currency",
+    // "operational sales growth") where the named company's filings write it otherwise or not at all; those
+    // regions outranked passing regions of the named filings.
+    const cases: Array<[string, string]> = [
+      ["What was Ulta Beauty's adjusted EBIT and comparable constant currency net sales growth?", 'ULTABEAUTY'],
+      ["What was Amcor's operational sales growth excluding translational currency?", 'AMCOR'],
+    ];
+    for (const [q, company] of cases) {
+      const named = new Set(Object.entries(docs).filter(([f]) => path.basename(f).startsWith(company)).map(([, d]) => d));
+      const hits = await search(q, { min_relevance: 0 });
+      const shown = JSON.stringify(hits.map((h) => [nameOf(h.doc_id), h.score]));
+      const passing = hits.filter((h) => named.has(h.doc_id) && h.score >= 0.3);
+      assert.ok(passing.length > 0, `${q}: ${shown}`);
+      const floor = Math.min(...passing.map((h) => h.score));
+      assert.deepEqual(hits.filter((h) => !named.has(h.doc_id) && h.score >= floor).map((h) => nameOf(h.doc_id)), [], `${q}: ${shown}`);
+    }
+  });
+
   test('the namespace search finds first what searchInDoc on the routed filing finds first', async () => {
     const q = "What was JnJ's worldwide sales growth in Q4 2022?";
     const [first] = await search(q);

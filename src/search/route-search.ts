@@ -1,10 +1,11 @@
 // The routed part of a namespace search: when a query names documents by their identity
 // (stages/route-documents.ts), each routed document is searched as `searchInDoc` searches it — its own top
 // candidates from both retrievers, scored among themselves — and its regions replace the ones the namespace
-// ranking gave it; the siblings the query's label words also reach rank below the routed documents' passing
-// regions. Over one namespace of 43 filings, a question's evidence page reached the default context for
-// 0.43 of the questions over the namespace and 0.60 with `searchInDoc` on the right filing: the namespace
-// search lost most of its answers to not looking inside the right filing (docs/decisions).
+// ranking gave it; every other document's regions (the named company's other years and forms, and filings
+// that only share the question's topic) rank below the routed documents' passing regions. Over one
+// namespace of 43 filings, a question's evidence page reached the default context for 0.43 of the questions
+// over the namespace and 0.60 with `searchInDoc` on the right filing: the namespace search lost most of its
+// answers to not looking inside the right filing (docs/decisions).
 import type { IndexHit, NamespaceIndex } from '../storage/namespace-index.ts';
 import type { ControlPlane } from '../storage/db.ts';
 import { visibleDocs, type Scope, type VisibleDoc } from './doc-filters.ts';
@@ -55,7 +56,7 @@ export interface RouteRequest {
   lexical: () => Promise<LexicalQuery>;
   /** Options of the namespace ranking (stages/standard-rank.ts), reused for each routed document. */
   rankOptions: RankOptions;
-  /** The request's min_relevance: siblings are placed below the routed regions that pass it. */
+  /** The request's min_relevance: other documents are placed below the routed regions that pass it. */
   minRelevance: number;
   /** Short forms of the query that the project's documents define (stages/short-forms.ts withLongForms). */
   defined?: ReadonlySet<string>;
@@ -71,7 +72,7 @@ export async function routedRegions(deps: RouteDeps, r: RouteRequest): Promise<R
   // Beyond MAX_LABEL_DOCS the candidates' documents stand in for the namespace (label-index.ts).
   const set = (await deps.labels.get(r.projectId)) ?? new LabelSet(new Map([...r.docs].map(([id, d]) => [id, { title: d.title, filename: d.filename }])));
   // A document of few chunks is no scope to search in: its passages would cover the query whatever they
-  // hold (standard-rank.ts MIN_SCOPE_CANDIDATES); such documents are neither routed to nor siblings.
+  // hold (standard-rank.ts MIN_SCOPE_CANDIDATES); such documents are never routed to.
   const scoped = scopeFilter(r.scope);
   const inScope = (id: string) => scoped(id) && (set.docs.get(id)?.chunks ?? MIN_SCOPE_CANDIDATES) >= MIN_SCOPE_CANDIDATES;
   const docCount = r.scope.filter.docIds || r.scope.filter.excludeDocIds ? [...set.docs.keys()].filter(scoped).length : set.docs.size;
@@ -103,14 +104,16 @@ export async function routedRegions(deps: RouteDeps, r: RouteRequest): Promise<R
   for (const x of inDoc) x.score = Math.max(x.score, global.get(regionKey(x)) ?? 0);
   const routedSet = new Set(routed);
   const merged = [...r.regions.filter((x) => !routedSet.has(x.docId)), ...inDoc];
-  // Siblings (the same company's other years and forms) never outrank a passing routed region: they mention
-  // what the query names, the routed documents are it. Scaled by the weakest passing routed score, so their
-  // order among themselves stays and no tie with the routed regions is made (a tie would let the budget's
-  // cluster rule grow the context, stages/budget.ts).
+  // No other document outranks a passing routed region: the routed documents are what the query names, the
+  // named company's other years and forms (siblings) only mention it, and other companies' filings share
+  // only the question's topic ("COGS" written in another company's restructuring note came first for a
+  // question about Microsoft's COGS). Scaled by the weakest passing routed score, so their order among
+  // themselves stays and no tie with the routed regions is made (a tie would let the budget's cluster rule
+  // grow the context, stages/budget.ts).
   const passing = inDoc.filter((x) => x.score >= r.minRelevance);
   if (passing.length > 0) {
     const floor = Math.min(...passing.map((x) => x.score));
-    for (const x of merged) if (route.siblings.has(x.docId) && x.score >= floor) x.score *= floor;
+    for (const x of merged) if (!routedSet.has(x.docId) && x.score >= floor) x.score *= floor;
   }
   return merged.sort(byScore);
 }

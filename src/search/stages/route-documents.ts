@@ -7,7 +7,7 @@
 // hold the most of the query's other label words (a year, a quarter, a form type) — a best match over the
 // label field of a known-item search (cf. Ogilvie & Callan 2003 on known-item finding with document
 // fields). The routed documents are then searched as `searchInDoc` searches them (route-search.ts);
-// siblings rank below them. Initialisms of label names ("JnJ", "J&J" for a file JOHNSON_JOHNSON_…) match the
+// every other document, siblings included, ranks below them. Initialisms of label names ("JnJ", "J&J" for a file JOHNSON_JOHNSON_…) match the
 // first letters of a run of label words: a general rule, no list of names.
 // Cost: O(query words) lookups in the project's label index (label-index.ts bounds the labels) plus
 // O(pool · query words) over the ≤ 200 retrieved candidates' term hashes.
@@ -50,11 +50,9 @@ export interface RouteInput {
   pool: Array<{ docId: string; holds: boolean[] }>;
 }
 
-/** Where a query is routed: the documents it is about, and the other documents its label words reach. */
+/** Where a query is routed: the documents it is about. */
 export interface Route {
   routed: string[];
-  /** Documents the naming word labels that are not routed (the named company's other years and forms). */
-  siblings: Set<string>;
   /** Naming share of the word that chose the documents (MIN_NAMING_SHARE ≤ naming ≤ 1). */
   naming: number;
 }
@@ -93,8 +91,7 @@ export function routeDocuments(input: RouteInput): Route | null {
   const most = Math.max(...held.values());
   const routed = new Set([...name.holders].filter((d) => held.get(d) === most));
   if (routed.size > MAX_ROUTED_DOCS || routed.size >= input.docCount) return null;
-  const siblings = new Set([...name.holders].filter((d) => !routed.has(d)));
-  return { routed: [...routed].sort(), siblings, naming: name.naming };
+  return { routed: [...routed].sort(), naming: name.naming };
 }
 
 /**
