@@ -16,7 +16,9 @@
 //     columns only, as in financial statements) make it no table; that text stays in the text flow.
 //  5. Accepted when it has ≥ 2 rows and ≥ 2 columns, ≥ 40% of its cells are filled and half its rows
 //     have two or more filled cells (a boxed diagram or a chart's axis labels fail this); rows above the
-//     first inner rule become the header (joined per column), else the first row is the header.
+//     first inner rule become the header (joined per column), else the first row is the header. Leading
+//     rows above the first inner rule with text in the first column only are a title and page furniture
+//     inside the top rule: they are left to the text flow, where headings are recognised.
 // Output: GFM Markdown plus the structured rows (header first), and the runs it consumed.
 import { joinRuns, type TextRun } from './pdf-layout.ts';
 import type { Segment } from './pdf-graphics.ts';
@@ -224,11 +226,24 @@ function readRegion(runs: TextRun[], taken: Set<number>, reg: Region, vertical: 
       const target = cells.at(-1)!;
       texts.forEach((t, c) => { if (t) target[c] = target[c] ? `${target[c]} ${t}` : t; });
       prev.bottom = row.bottom;
+      prev.runs.push(...row.runs);
       continue;
     }
     cells.push(texts);
-    kept.push(row);
+    kept.push({ ...row, runs: [...row.runs] });
   }
+  // Caption rows: the leading rows above the first inner rule whose only text is in the first column are
+  // the table's title and the page furniture above it ("Table of Contents", "INCOME STATEMENTS",
+  // "(In millions, except per share amounts)") that a rule drawn above them put inside the region. Joined
+  // into the header's first cell, the title was lost to heading detection, so the statement's chunks kept
+  // the previous section's heading path; left to the text flow, it is read like any other line.
+  const firstInner = inner[0];
+  let caption = 0;
+  while (firstInner !== undefined && caption < kept.length - 2 && kept[caption].bottom > firstInner &&
+    cells[caption][0] && cells[caption].filter(Boolean).length === 1) caption++;
+  const released = new Set(kept.slice(0, caption).flatMap((r) => r.runs));
+  cells = cells.slice(caption);
+  kept.splice(0, caption);
   // Columns no row fills (a gutter next to a border rule) are dropped.
   const usedCols = Array.from({ length: cols }, (_, c) => c).filter((c) => cells.some((r) => r[c]));
   cells = cells.map((r) => usedCols.map((c) => r[c]));
@@ -238,7 +253,6 @@ function readRegion(runs: TextRun[], taken: Set<number>, reg: Region, vertical: 
   if (cells.filter((r) => r.filter(Boolean).length >= 2).length < cells.length * 0.5) return null;
   // Header: the rows above the first inner rule (when that leaves body rows), joined per column.
   // Rows with a numeric cell past the first column are data, never header.
-  const firstInner = inner[0];
   const numeric = (r: string[]) => r.slice(1).some((c) => /^[\s$€£¥(−–—-]*[\d.,]+[%)]*$/.test(c) && /\d/.test(c));
   let headerRows = firstInner === undefined ? 1 : kept.filter((r) => r.bottom > firstInner).length;
   const firstData = cells.findIndex(numeric);
@@ -246,7 +260,8 @@ function readRegion(runs: TextRun[], taken: Set<number>, reg: Region, vertical: 
   if (headerRows < 1 || headerRows >= cells.length) headerRows = 1;
   const header = Array.from({ length: width }, (_, c) => cells.slice(0, headerRows).map((r) => r[c]).filter(Boolean).join(' '));
   cells = [header, ...cells.slice(headerRows)];
-  return { rows: cells, markdown: rowsToMarkdown(cells), x0, x1, top, bottom, used: new Set(inside) };
+  const tableTop = caption > 0 ? kept[0].top + 0.5 : top;
+  return { rows: cells, markdown: rowsToMarkdown(cells), x0, x1, top: tableTop, bottom, used: new Set(inside.filter((i) => !released.has(i))) };
 }
 
 /**
