@@ -4,6 +4,8 @@
 // names Johnson & Johnson's filings by their label (search/stages/route-documents.ts).
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { startProjectFixture, type ProjectFixture } from './helpers/project-fixture.ts';
 import { api, dataPath, ingestDocsDone } from './helpers/api.ts';
@@ -30,11 +32,36 @@ describe('document routing: the filing a question names, among its siblings', ()
     return (r.body as { results: Hit[] }).results;
   };
 
+  // Two companies whose file names begin with the same word, written as one word ("American Express" →
+  // AMERICANEXPRESS): real filings under other companies' file names, so only the label tells them apart.
+  let tmp: string;
+  const RELABELLED: Record<string, string> = {
+    'AMERICANEXPRESS_2022_10K.pdf': 'financebench-dev/pdfs/AMCOR_2023Q2_10Q.pdf',
+    'AMERICANWATERWORKS_2022_8K.pdf': 'financebench-dev/pdfs/FOOTLOCKER_2022_8K_dated_2022-08-19.pdf',
+  };
+
   before(async () => {
     fx = await startProjectFixture('document-routing-');
-    docs = await ingestDocsDone(fx.server.baseUrl, fx.key, FILES.map((f) => path.join(dataPath('qa'), f)));
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'routing-labels-'));
+    for (const [name, from] of Object.entries(RELABELLED)) fs.copyFileSync(path.join(dataPath('qa'), from), path.join(tmp, name));
+    docs = await ingestDocsDone(fx.server.baseUrl, fx.key, [
+      ...FILES.map((f) => path.join(dataPath('qa'), f)),
+      ...Object.keys(RELABELLED).map((f) => path.join(tmp, f)),
+    ]);
   });
-  after(() => fx?.close());
+  after(() => {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    return fx?.close();
+  });
+
+  test('a name the file name writes as one word is named by the question\'s words together', async () => {
+    // "American" begins both file names; "American Express" joined is one of them (stages/name-runs.ts).
+    for (const [q, name] of [["What were American Express's net sales in 2022?", 'AMERICANEXPRESS'], ['Did American Water Works report a shareholder vote in 2022?', 'AMERICANWATERWORKS']]) {
+      const hits = await search(q);
+      assert.ok(hits.length > 0, q);
+      assert.deepEqual([...new Set(hits.map((h) => nameOf(h.doc_id).split('_')[0]))], [name], `${q}: ${JSON.stringify(hits.map((h) => [nameOf(h.doc_id), h.score]))}`);
+    }
+  });
 
   test('an initialism and a period: "JnJ … Q4 2022" is answered from the Q4 2022 release, not the 2023 8-K', async () => {
     const hits = await search("What was JnJ's worldwide sales growth in Q4 2022?");

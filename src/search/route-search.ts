@@ -15,6 +15,7 @@ import { queryStats } from './stages/fuse.ts';
 import { hashMatcher, termMatcher } from './stages/group-match.ts';
 import { lexicalQueryOf, retrieve, RETRIEVE_LIMIT, type LexicalQuery } from './stages/retrieve.ts';
 import { labelGroups, queryInitialisms, routeDocuments } from './stages/route-documents.ts';
+import { namingRuns, queryWordRuns } from './stages/name-runs.ts';
 import { byScore } from './stages/score.ts';
 import { denseCoverageOk, MIN_SCOPE_CANDIDATES, queryRankOptions, rankStandard, type RankOptions } from './stages/standard-rank.ts';
 import type { TitleTermsCache } from './stages/title-terms.ts';
@@ -88,12 +89,21 @@ export async function routedRegions(deps: RouteDeps, r: RouteRequest): Promise<R
       for (const d of docs) names[w].add(d);
     });
   }
+  // A name written as several words that a label writes as one ("Bank of America" → BANKOFAMERICA).
+  const groupOf = new Map<string, number>();
+  r.analysed.groups.forEach((g, w) => { for (const t of g) if (!groupOf.has(t)) groupOf.set(t, w); });
+  const named = namingRuns(queryWordRuns(r.query), (text) => set.naming(text, r.analysed.stemLang).filter(inScope));
+  const runs = named.map(({ run, docs }, i) => ({
+    groups: [...new Set(run.words.flatMap((word) => analyze(word, r.analysed.stemLang).flatMap((t) => groupOf.get(t) ?? [])))],
+    names: new Set(docs),
+    joined: r.analysed.groups.length + i,
+  }));
   // Most queries name nothing: then neither the best-match words nor the candidates' holdings are computed.
-  if (!names.some((n) => n.size > 0 && n.size < docCount)) return r.regions;
+  if (![...names, ...runs.map((x) => x.names)].some((n) => n.size > 0 && n.size < docCount)) return r.regions;
   const { whole, pieces } = set.terms(r.analysed.stemLang);
   const extended = labelGroups(r.analysed.groups, r.analysed.parts);
   const holders = extended.map((g, w) => new Set([...names[w], ...g.flatMap((t) => [...(whole.get(t) ?? []), ...(pieces.get(t) ?? [])]).filter(inScope)]));
-  const route = routeDocuments({ names, holders, docCount, weights: r.analysed.weights, pool: poolHoldings(extended, r.vector, r.bm25) });
+  const route = routeDocuments({ names, holders, docCount, weights: r.analysed.weights, pool: poolHoldings([...extended, ...named.map(({ run }) => [run.text])], r.vector, r.bm25), runs });
   if (!route) return r.regions;
   const visible = await visibleDocs(deps.cp, r.projectId, route.routed);
   const routed = route.routed.filter((d) => visible.has(d));

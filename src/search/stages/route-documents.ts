@@ -24,9 +24,9 @@ export const MAX_ROUTED_DOCS = 4;
  */
 export const MIN_NAMING_SHARE = 0.5;
 
-/** A query word that may name documents: a group index and the documents whose label holds it. */
+/** A query word (or a run of words written as one label word) that may name documents, and its holders. */
 interface LabelWord {
-  group: number;
+  groups: number[];
   holders: ReadonlySet<string>;
   /** Share of the pool's occurrences of the word that lie in its holders (1 when no pool chunk holds it). */
   naming: number;
@@ -48,6 +48,13 @@ export interface RouteInput {
   weights?: number[];
   /** The retrieved candidates: document and which groups the chunk's stored terms hold. */
   pool: Array<{ docId: string; holds: boolean[] }>;
+  /**
+   * Runs of written words that a label writes as one word ("Bank of America" → BANKOFAMERICA,
+   * stages/name-runs.ts): the groups of the run's words and the documents the run names. A run names in
+   * place of its words. `joined` indexes the pool's holding of the concatenation itself (the label word,
+   * which every chunk of a document so labelled holds).
+   */
+  runs?: ReadonlyArray<{ groups: number[]; names: ReadonlySet<string>; joined: number }>;
 }
 
 /** Where a query is routed: the documents it is about. */
@@ -69,24 +76,30 @@ export function routeDocuments(input: RouteInput): Route | null {
   // its own labels carry, or an initialism no text writes). Documents, not chunks: every chunk of a labelled
   // document holds its label's words, so counting chunks would let a long document's title words pass for
   // names (a five-chunk abstract titled "… Citation Rate" named for any claim about rates).
-  const share = (w: number, set: ReadonlySet<string>) => {
+  // A run's writers are the documents with a candidate holding every word of it, or the joined word.
+  const share = (ws: readonly number[], set: ReadonlySet<string>, joined = -1) => {
     const writers = new Set<string>();
-    for (const c of input.pool) if (c.holds[w]) writers.add(c.docId);
+    for (const c of input.pool) if (ws.every((w) => c.holds[w]) || c.holds[joined]) writers.add(c.docId);
     if (writers.size === 0) return 1;
     let own = 0;
     for (const d of writers) if (set.has(d)) own++;
     return own / writers.size;
   };
   const counted = input.holders.map((_, w) => (input.weights?.[w] ?? 1) > 0);
-  const strongestFirst = (a: LabelWord, b: LabelWord) => b.naming - a.naming || a.holders.size - b.holders.size || a.group - b.group;
-  const naming = input.names.flatMap((set, w) => (counted[w] && usable(set) ? [{ group: w, holders: set, naming: share(w, set) }] : [])).sort(strongestFirst);
+  const runs = (input.runs ?? []).filter((r) => r.groups.some((w) => counted[w]));
+  const inRun = new Set(runs.flatMap((r) => r.groups));
+  const strongestFirst = (a: LabelWord, b: LabelWord) => b.naming - a.naming || a.holders.size - b.holders.size || a.groups[0] - b.groups[0];
+  const naming = [
+    ...input.names.flatMap((set, w) => (counted[w] && !inRun.has(w) && usable(set) ? [{ groups: [w], holders: set, naming: share([w], set) }] : [])),
+    ...runs.flatMap((r) => (usable(r.names) ? [{ groups: r.groups, holders: r.names, naming: share(r.groups, r.names, r.joined) }] : [])),
+  ].sort(strongestFirst);
   if (naming.length === 0 || naming[0].naming < MIN_NAMING_SHARE) return null;
   const name = naming[0];
   // The named documents whose labels hold the most of the query's other label words (a year, a quarter, a
   // form): "JnJ … Q2 of FY2023 compared to Q2 of FY2022" is about the label holding q2 and 2023, not about
   // the ones holding 2022 alone. A best match over all words, not a narrowing word by word, so the result
   // does not depend on which word is taken first.
-  const narrowing = input.holders.filter((set, w) => counted[w] && w !== name.group && usable(set));
+  const narrowing = input.holders.filter((set, w) => counted[w] && !name.groups.includes(w) && usable(set));
   const held = new Map([...name.holders].map((d) => [d, narrowing.filter((set) => set.has(d)).length]));
   const most = Math.max(...held.values());
   const routed = new Set([...name.holders].filter((d) => held.get(d) === most));
