@@ -90,14 +90,12 @@ export async function routedRegions(deps: RouteDeps, r: RouteRequest): Promise<R
     });
   }
   // A name written as several words that a label writes as one ("Bank of America" → BANKOFAMERICA).
-  const groupOf = new Map<string, number>();
-  r.analysed.groups.forEach((g, w) => { for (const t of g) if (!groupOf.has(t)) groupOf.set(t, w); });
   const named = namingRuns(queryWordRuns(r.query), (text) => set.naming(text, r.analysed.stemLang).filter(inScope));
-  const runs = named.map(({ run, docs }, i) => ({
-    groups: [...new Set(run.words.flatMap((word) => analyze(word, r.analysed.stemLang).flatMap((t) => groupOf.get(t) ?? [])))],
-    names: new Set(docs),
-    joined: r.analysed.groups.length + i,
-  }));
+  const runs = named.map(({ run, docs }, i) => {
+    const own = new Set(run.words.flatMap((word) => analyze(word, r.analysed.stemLang)));
+    const groups = r.analysed.groups.flatMap((g, w) => (g.some((t) => own.has(t)) ? [w] : []));
+    return { groups, names: new Set(docs), joined: r.analysed.groups.length + i };
+  });
   // Most queries name nothing: then neither the best-match words nor the candidates' holdings are computed.
   if (![...names, ...runs.map((x) => x.names)].some((n) => n.size > 0 && n.size < docCount)) return r.regions;
   const { whole, pieces } = set.terms(r.analysed.stemLang);
