@@ -101,7 +101,9 @@ export async function routedRegions(deps: RouteDeps, r: RouteRequest): Promise<R
   const { whole, pieces } = set.terms(r.analysed.stemLang);
   const extended = labelGroups(r.analysed.groups, r.analysed.parts);
   const holders = extended.map((g, w) => new Set([...names[w], ...g.flatMap((t) => [...(whole.get(t) ?? []), ...(pieces.get(t) ?? [])]).filter(inScope)]));
-  const route = routeDocuments({ names, holders, docCount, weights: r.analysed.weights, pool: poolHoldings([...extended, ...named.map(({ run }) => [run.text])], r.vector, r.bm25), runs });
+  // The year each word writes ("FY2022" → 2022 by its part), for the latest-year rule among tied documents.
+  const years = extended.map((g) => Math.max(-1, ...g.flatMap((t) => (/^(19|20)\d\d$/.test(t) ? [Number(t)] : []))));
+  const route = routeDocuments({ names, holders, docCount, weights: r.analysed.weights, years: years.map((y) => (y < 0 ? null : y)), pool: poolHoldings([...extended, ...named.map(({ run }) => [run.text])], r.vector, r.bm25), runs });
   if (!route) return r.regions;
   const visible = await visibleDocs(deps.cp, r.projectId, route.routed);
   const routed = route.routed.filter((d) => visible.has(d));

@@ -92,3 +92,16 @@ test('routing: a piece of a compound narrows but does not name ("fy" of a file n
   assert.deepEqual(r?.routed, ['ulta23'], 'the name routes although "fy" is written by its holders alone');
   assert.equal(r?.naming, 0.5);
 });
+
+test('routing: a question naming several years goes to the latest year\'s document among those that tie', () => {
+  // Groups: 0 "amcor", 1 "2023", 2 "2022". "FY 2023 vs FY 2022": the 2023 filings and the 2022 8-K each
+  // hold one of the two years; the 2023 reports carry 2022 beside 2023.
+  const docs: Record<string, boolean[]> = { amcor23: [true, true, false], amcor23q4: [true, true, false], amcor22: [true, false, true], kraft22: [false, false, true] };
+  const holders = [0, 1, 2].map((w) => new Set(Object.keys(docs).filter((d) => docs[d][w])));
+  const pool = [chunk('amcor23', [true, true, true]), chunk('amcor22', [true, false, true]), chunk('kraft22', [false, true, true])];
+  const base = { names: [holders[0], new Set<string>(), new Set<string>()], holders, docCount: 4, pool };
+  assert.deepEqual(routeDocuments(base)?.routed, ['amcor22', 'amcor23', 'amcor23q4'], 'without years: a tie');
+  assert.deepEqual(routeDocuments({ ...base, years: [null, 2023, 2022] })?.routed, ['amcor23', 'amcor23q4']);
+  const one = { ...base, holders: [holders[0], holders[1], new Set(['kraft22'])] };
+  assert.deepEqual(routeDocuments({ ...one, years: [null, 2023, 2022] })?.routed, ['amcor23', 'amcor23q4'], 'a year only another company\'s document holds leaves the best match as it is');
+});

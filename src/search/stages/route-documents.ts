@@ -55,6 +55,8 @@ export interface RouteInput {
    * which every chunk of a document so labelled holds).
    */
   runs?: ReadonlyArray<{ groups: number[]; names: ReadonlySet<string>; joined: number }>;
+  /** Per group, the year it writes (a term 1900–2099, "FY2022" included), else null. */
+  years?: ReadonlyArray<number | null>;
 }
 
 /** Where a query is routed: the documents it is about. */
@@ -102,7 +104,12 @@ export function routeDocuments(input: RouteInput): Route | null {
   const narrowing = input.holders.filter((set, w) => counted[w] && !name.groups.includes(w) && usable(set));
   const held = new Map([...name.holders].map((d) => [d, narrowing.filter((set) => set.has(d)).length]));
   const most = Math.max(...held.values());
-  const routed = new Set([...name.holders].filter((d) => held.get(d) === most));
+  let routed = new Set([...name.holders].filter((d) => held.get(d) === most));
+  // A question that names several years ("FY2023 vs FY2022") and documents of each: the latest year's
+  // document reports the earlier years beside it.
+  const named = (input.years ?? []).flatMap((y, w) => (y !== null && counted[w] && !name.groups.includes(w) ? [{ y, set: input.holders[w] }] : []));
+  const latest = named.filter(({ set }) => [...routed].some((d) => set.has(d))).sort((a, b) => b.y - a.y);
+  if (latest.length > 1 && latest[0].y > latest.at(-1)!.y) routed = new Set([...routed].filter((d) => latest[0].set.has(d)));
   if (routed.size > MAX_ROUTED_DOCS || routed.size >= input.docCount) return null;
   return { routed: [...routed].sort(), naming: name.naming };
 }
