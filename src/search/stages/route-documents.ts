@@ -7,8 +7,9 @@
 // hold the most of the query's other label words (a year, a quarter, a form type) — a best match over the
 // label field of a known-item search (cf. Ogilvie & Callan 2003 on known-item finding with document
 // fields). The routed documents are then searched as `searchInDoc` searches them (route-search.ts);
-// every other document, siblings included, ranks below them. Initialisms of label names ("JnJ", "J&J" for a file JOHNSON_JOHNSON_…) match the
-// first letters of a run of label words: a general rule, no list of names.
+// every other document, siblings included, ranks below them. Initialisms of label names ("JnJ", "J&J" for a
+// file JOHNSON_JOHNSON_…) match the first letters of a run of label words, and runs of query words match a
+// label word that joins them ("Bank of America", stages/name-runs.ts): general rules, no list of names.
 // Cost: O(query words) lookups in the project's label index (label-index.ts bounds the labels) plus
 // O(pool · query words) over the ≤ 200 retrieved candidates' term hashes.
 
