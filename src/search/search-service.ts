@@ -142,10 +142,13 @@ export class SearchService {
       return { results, query: req.query, namespace: ctx.namespace, result_count: results.length, results_dropped: out.dropped, detected_lang: detectedLang };
     }
     const renderHits: RenderHit[] = out.hits.map(({ doc, chunks }) => ({ docId: doc.doc_id, title: doc.title, chunks }));
-    // Section-heading lines as far as the target (or max, for content already past it) leaves room for them;
-    // tokens exactly countTokens(context), from the stored per-chunk counts (a cut hit's chunks excepted).
+    // Section-heading lines as far as the target leaves room for them — or max, for a lone hit the budget let
+    // past the target (stages/budget.ts); several hits whose rendered content passes the target by the
+    // estimates' error keep no heading past it. tokens exactly countTokens(context), from the stored
+    // per-chunk counts (a cut hit's chunks excepted).
     const budget = clampBudget(req.target_tokens, req.max_tokens);
-    const { context, tokens } = fitHeadings(renderPieces(renderHits), new Set(out.hits.flatMap((h) => (h.cut ? h.chunks : []))), budget.target, budget.max);
+    const ceiling = out.hits.length === 1 ? budget.max : budget.target;
+    const { context, tokens } = fitHeadings(renderPieces(renderHits), new Set(out.hits.flatMap((h) => (h.cut ? h.chunks : []))), budget.target, ceiling);
     // Figures and tables of the cited documents (spec: only when return_assets is true and assets exist).
     const cited: CitedDoc[] = out.hits.map(({ doc, chunks }) => ({ docId: doc.doc_id, pages: pagesOf(chunks), content: chunks.map((c) => c.content).join('\n') }));
     const assets = req.return_assets && this.deps.blobs && cited.length ? await assetsForCitedDocs(this.deps.blobs, ctx.projectId, cited) : undefined;
