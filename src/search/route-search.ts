@@ -80,30 +80,27 @@ export async function routedRegions(deps: RouteDeps, r: RouteRequest): Promise<R
   // A word names by its own terms as whole label words; it narrows by those, its compound's parts and the
   // pieces of label compounds too (route-documents.ts RouteInput).
   const names = r.analysed.groups.map((g) => new Set(g.flatMap((t) => set.naming(t, r.analysed.stemLang)).filter(inScope)));
+  // The query's word groups that hold a term of these written words (analysed with `lang`).
+  const groupsOf = (words: string[], lang: string | null): number[] => {
+    const own = new Set(words.flatMap((word) => analyze(word, lang)));
+    return r.analysed.groups.flatMap((g, w) => (g.some((t) => own.has(t)) ? [w] : []));
+  };
   // An initialism the query writes ("JnJ") is held by the labels whose initials it is.
   for (const [skeleton, token] of queryInitialisms(r.query)) {
-    const own = new Set(analyze(token, null));
     const docs = (set.initialisms().get(skeleton) ?? []).filter(inScope);
-    r.analysed.groups.forEach((g, w) => {
-      if (!g.some((t) => own.has(t)) || docs.length === 0 || names[w].size > 0) return;
-      for (const d of docs) names[w].add(d);
-    });
+    if (docs.length > 0) for (const w of groupsOf([token], null)) if (names[w].size === 0) for (const d of docs) names[w].add(d);
   }
   // A name written as several words that a label writes as one ("Bank of America" → BANKOFAMERICA).
   const named = namingRuns(queryWordRuns(r.query), (text) => set.naming(text, r.analysed.stemLang).filter(inScope));
-  const runs = named.map(({ run, docs }, i) => {
-    const own = new Set(run.words.flatMap((word) => analyze(word, r.analysed.stemLang)));
-    const groups = r.analysed.groups.flatMap((g, w) => (g.some((t) => own.has(t)) ? [w] : []));
-    return { groups, names: new Set(docs), joined: r.analysed.groups.length + i };
-  });
+  const runs = named.map(({ run, docs }, i) => ({ groups: groupsOf(run.words, r.analysed.stemLang), names: new Set(docs), joined: r.analysed.groups.length + i }));
   // Most queries name nothing: then neither the best-match words nor the candidates' holdings are computed.
   if (![...names, ...runs.map((x) => x.names)].some((n) => n.size > 0 && n.size < docCount)) return r.regions;
   const { whole, pieces } = set.terms(r.analysed.stemLang);
   const extended = labelGroups(r.analysed.groups, r.analysed.parts);
   const holders = extended.map((g, w) => new Set([...names[w], ...g.flatMap((t) => [...(whole.get(t) ?? []), ...(pieces.get(t) ?? [])]).filter(inScope)]));
   // The year each word writes ("FY2022" → 2022 by its part), for the latest-year rule among tied documents.
-  const years = extended.map((g) => Math.max(-1, ...g.flatMap((t) => (/^(19|20)\d\d$/.test(t) ? [Number(t)] : []))));
-  const route = routeDocuments({ names, holders, docCount, weights: r.analysed.weights, years: years.map((y) => (y < 0 ? null : y)), pool: poolHoldings([...extended, ...named.map(({ run }) => [run.text])], r.vector, r.bm25), runs });
+  const years = extended.map((g) => g.reduce<number | null>((y, t) => (/^(19|20)\d\d$/.test(t) ? Math.max(y ?? 0, Number(t)) : y), null));
+  const route = routeDocuments({ names, holders, docCount, weights: r.analysed.weights, years, pool: poolHoldings([...extended, ...named.map(({ run }) => [run.text])], r.vector, r.bm25), runs });
   if (!route) return r.regions;
   const visible = await visibleDocs(deps.cp, r.projectId, route.routed);
   const routed = route.routed.filter((d) => visible.has(d));

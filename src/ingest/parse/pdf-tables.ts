@@ -230,7 +230,7 @@ function readRegion(runs: TextRun[], taken: Set<number>, reg: Region, vertical: 
       continue;
     }
     cells.push(texts);
-    kept.push({ ...row, runs: [...row.runs] });
+    kept.push(row);
   }
   // Caption rows: the leading rows above the first inner rule whose only text is in the first column are
   // the table's title and the page furniture above it ("Table of Contents", "INCOME STATEMENTS",

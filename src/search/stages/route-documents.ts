@@ -108,8 +108,8 @@ export function routeDocuments(input: RouteInput): Route | null {
   let routed = new Set([...name.holders].filter((d) => held.get(d) === most));
   // A question that names several years ("FY2023 vs FY2022") and documents of each: the latest year's
   // document reports the earlier years beside it.
-  const named = (input.years ?? []).flatMap((y, w) => (y !== null && counted[w] && !name.groups.includes(w) ? [{ y, set: input.holders[w] }] : []));
-  const latest = named.filter(({ set }) => [...routed].some((d) => set.has(d))).sort((a, b) => b.y - a.y);
+  const periods = (input.years ?? []).flatMap((y, w) => (y !== null && counted[w] && !name.groups.includes(w) ? [{ y, set: input.holders[w] }] : []));
+  const latest = periods.filter(({ set }) => [...routed].some((d) => set.has(d))).sort((a, b) => b.y - a.y);
   if (latest.length > 1 && latest[0].y > latest.at(-1)!.y) routed = new Set([...routed].filter((d) => latest[0].set.has(d)));
   if (routed.size > MAX_ROUTED_DOCS || routed.size >= input.docCount) return null;
   return { routed: [...routed].sort(), naming: name.naming };
