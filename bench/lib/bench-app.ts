@@ -29,9 +29,12 @@ const GLOVE = path.join(repoRoot, '.tmp', 'test-cache', 'models', 'glove-100d.in
 export async function startBenchApp(opts: { env?: Record<string, string>; listen?: boolean; workers?: boolean; keepDir?: string } = {}): Promise<BenchApp> {
   const kept = opts.keepDir ? keptState(opts.keepDir) : null;
   const dataDir = kept?.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'docsearch-bench-'));
-  if (fs.existsSync(GLOVE) && !fs.existsSync(path.join(dataDir, 'models', 'glove-100d.int8.bin'))) {
+  const model = path.join(dataDir, 'models', 'glove-100d.int8.bin');
+  if (fs.existsSync(GLOVE) && !fs.existsSync(model)) {
     fs.mkdirSync(path.join(dataDir, 'models'), { recursive: true });
-    fs.symlinkSync(GLOVE, path.join(dataDir, 'models', 'glove-100d.int8.bin'));
+    // A kept namespace's link into a checkout that is gone dangles: existsSync says no, the link is there.
+    fs.rmSync(model, { force: true });
+    fs.symlinkSync(GLOVE, model);
   }
   const accountKey = kept?.accountKey ?? 'svc_acc_' + crypto.randomBytes(32).toString('base64url');
   const secret = kept?.secret ?? crypto.randomBytes(32).toString('base64url');
